@@ -1,0 +1,104 @@
+"""``python -m vision train``: train the corner detector and the index classifier.
+
+The reader is two small models because telling 64 kinds of card apart is what
+a from-scratch detector fails to learn in a CPU budget, while *finding* corner
+indices (one class) is learnt quickly; a tiny classifier then reads each
+index crop and trains on hundreds of thousands of crops per hour.
+
+Both commands resume from the weights under ``models/`` when they exist, so
+every run continues the last one.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+
+from vision import ultra_offline
+
+REPO = Path(__file__).resolve().parents[1]
+MODELS = REPO / "models"
+DETECTOR_CFG = Path(__file__).resolve().parent / "assets" / "model_cfg" / "corner-detector.yaml"
+DETECTOR_PT = MODELS / "corner_detector.pt"
+DETECTOR_ONNX = MODELS / "corner_detector.onnx"
+WORK = REPO / "datasets" / "work"
+
+
+def train_detector(data: str, epochs: int, imgsz: int, batch: int, name: str, fresh: bool,
+                   fraction: float = 1.0, workers: int = 2, lr0: float | None = None) -> Path:
+    ultra_offline.configure()
+    from ultralytics import YOLO
+
+    start = DETECTOR_PT if DETECTOR_PT.exists() and not fresh else DETECTOR_CFG
+    print(f"detector: starting from {start.relative_to(REPO)}", flush=True)
+    model = YOLO(str(start), task="detect")
+    extra = {} if lr0 is None else {"lr0": lr0}
+    t0 = time.time()
+    model.train(
+        data=data, epochs=epochs, imgsz=imgsz, batch=batch, device="cpu", workers=workers,
+        pretrained=False, amp=False, plots=False, project=str(WORK / "runs"), name=name,
+        exist_ok=True, cache=False, fraction=fraction, single_cls=True,
+        degrees=0.0, fliplr=0.0, flipud=0.0, mosaic=1.0, close_mosaic=0, scale=0.5,
+        hsv_h=0.1, hsv_s=0.7, hsv_v=0.5, patience=0, val=True, verbose=False, **extra,
+    )
+    run_dir = WORK / "runs" / name
+    last = run_dir / "weights" / "last.pt"
+    MODELS.mkdir(exist_ok=True)
+    shutil.copyfile(last, DETECTOR_PT)
+    log = {"data": data, "epochs": epochs, "imgsz": imgsz, "seconds": round(time.time() - t0),
+           "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
+    with open(MODELS / "training_log.jsonl", "a") as fh:
+        fh.write(json.dumps({"model": "corner_detector", **log}) + "\n")
+    return DETECTOR_PT
+
+
+def export_detector(imgsz: int) -> Path:
+    ultra_offline.configure()
+    from ultralytics import YOLO
+
+    model = YOLO(str(DETECTOR_PT), task="detect")
+    out = model.export(format="onnx", imgsz=imgsz, dynamic=True, simplify=False, opset=17, device="cpu")
+    shutil.move(out, DETECTOR_ONNX)
+    return DETECTOR_ONNX
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vision train")
+    sub = parser.add_subparsers(dest="what", required=True)
+    p = sub.add_parser("real-data", help="export the real photos as a one-class corner dataset")
+    p.add_argument("--out", default=str(WORK / "real_corner"))
+    d = sub.add_parser("detector", help="train (resume) the corner detector")
+    d.add_argument("--data", required=True, help="data.yaml (one class or many: trained as one class)")
+    d.add_argument("--epochs", type=int, default=10)
+    d.add_argument("--imgsz", type=int, default=320)
+    d.add_argument("--batch", type=int, default=16)
+    d.add_argument("--fraction", type=float, default=1.0)
+    d.add_argument("--workers", type=int, default=2)
+    d.add_argument("--lr0", type=float, default=None)
+    d.add_argument("--name", default="detector")
+    d.add_argument("--fresh", action="store_true", help="start from the yaml, not models/corner_detector.pt")
+    e = sub.add_parser("export", help="export the detector to ONNX")
+    e.add_argument("--imgsz", type=int, default=640)
+    c = sub.add_parser("classifier", help="train (resume) the index classifier")
+    c.add_argument("rest", nargs=argparse.REMAINDER)
+    args = parser.parse_args(argv)
+
+    if args.what == "real-data":
+        from vision.realphotos import export_corner_dataset
+        print(export_corner_dataset(Path(args.out)))
+    elif args.what == "detector":
+        print(train_detector(args.data, args.epochs, args.imgsz, args.batch, args.name, args.fresh,
+                             args.fraction, args.workers, args.lr0))
+    elif args.what == "export":
+        print(export_detector(args.imgsz))
+    elif args.what == "classifier":
+        from vision.classifier_train import main as cls_main
+        return cls_main(args.rest)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
