@@ -50,9 +50,13 @@ def read_labels(stem: str, root: Path = SHARED_REAL) -> list[tuple[str, float, f
     return rows
 
 
-def export_corner_dataset(out: Path, root: Path = SHARED_REAL) -> Path:
-    """Write a one-class ('index') YOLO dataset of the real photos; return data.yaml."""
-    from vision.classes import CODE_TO_CLASS  # noqa: F401  (codes are validated below)
+def export_corner_dataset(out: Path, root: Path = SHARED_REAL, one_class: bool = True) -> Path:
+    """Write the real photos as a YOLO dataset (train/val); return its data.yaml.
+
+    ``one_class``: every index is class 0 'index' (the detector's view);
+    otherwise classes follow ``vision.classes.LABEL_NAMES`` (the classifier's).
+    """
+    from vision.classes import CODE_TO_CLASS, LABEL_NAMES
 
     out = Path(out)
     for side, stems in split_names(root).items():
@@ -63,9 +67,10 @@ def export_corner_dataset(out: Path, root: Path = SHARED_REAL) -> Path:
             dst = out / side / "images" / f"{stem}.jpg"
             if not dst.exists():
                 shutil.copyfile(src, dst)
-            lines = [f"0 {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}" for code, cx, cy, w, h in read_labels(stem, root)
-                     if code in CODE_TO_CLASS]
+            lines = [f"{0 if one_class else CODE_TO_CLASS[code]} {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}"
+                     for code, cx, cy, w, h in read_labels(stem, root) if code in CODE_TO_CLASS]
             (out / side / "labels" / f"{stem}.txt").write_text("\n".join(lines) + ("\n" if lines else ""))
     data = out / "data.yaml"
-    data.write_text(f"path: {out.resolve()}\ntrain: train/images\nval: val/images\nnames:\n  0: index\n")
+    names = ["index"] if one_class else list(LABEL_NAMES)
+    data.write_text(f"path: {out.resolve()}\ntrain: train/images\nval: val/images\nnames: {names}\n")
     return data

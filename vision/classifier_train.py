@@ -1,0 +1,297 @@
+"""Train the corner-index classifier (torch) and export it to ONNX.
+
+The crop bank is built once from labelled YOLO datasets (synthetic scenes and
+the real photos' training split): each labelled index is cut with a wide
+margin, plus 'junk' crops of the same size from places with no index
+(background, card centres, pips, card backs) so the classifier can veto the
+detector's false alarms.  Training then augments on the fly in torch (scale,
+shift, rotation, colour, inversion for dark-faced decks, blur, noise).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import yaml
+
+from vision.classes import CARD_CODES
+from vision.index_crops import (INPUT_EXPAND, INPUT_SIZE, JUNK, RANK_LABELS, STORE_EXPAND, STORE_SIZE,
+                                SUIT_LABELS, code_to_targets, cut_crop)
+
+REPO = Path(__file__).resolve().parents[1]
+MODELS = REPO / "models"
+CLASSIFIER_PT = MODELS / "index_classifier.pt"
+CLASSIFIER_ONNX = MODELS / "index_classifier.onnx"
+BANKS = REPO / "datasets" / "work" / "crop_banks"
+
+
+# ---------------------------------------------------------------- crop bank
+def _dataset_images(data_yaml: Path, split: str) -> tuple[list[Path], list[str]]:
+    cfg = yaml.safe_load(Path(data_yaml).read_text())
+    root = Path(cfg.get("path") or Path(data_yaml).parent)
+    if not root.is_absolute():
+        root = (Path(data_yaml).parent / root).resolve()
+    names = cfg["names"]
+    names = [names[i] for i in sorted(names)] if isinstance(names, dict) else list(names)
+    rel = cfg.get(split) or cfg.get("train")
+    img_dir = root / rel
+    images = sorted(p for p in img_dir.glob("*") if p.suffix.lower() in {".jpg", ".jpeg", ".png"})
+    return images, names
+
+
+def _label_path(img: Path) -> Path:
+    parts = list(img.parts)
+    idx = len(parts) - 1 - parts[::-1].index("images")
+    parts[idx] = "labels"
+    return Path(*parts).with_suffix(".txt")
+
+
+def build_bank(sources: list[tuple[Path, str]], out: Path, junk_per_image: int = 2, limit: int | None = None,
+               seed: int = 0) -> Path:
+    """Cut every labelled index (and some junk) from ``sources`` [(data.yaml, split)] into ``out`` (.npz)."""
+    rng = np.random.default_rng(seed)
+    crops, ranks, suits = [], [], []
+    for data_yaml, split in sources:
+        images, names = _dataset_images(Path(data_yaml), split)
+        if limit:
+            images = images[:limit]
+        for img_path in images:
+            img = cv2.imread(str(img_path))
+            if img is None:
+                continue
+            h, w = img.shape[:2]
+            boxes = []
+            lp = _label_path(img_path)
+            for line in (lp.read_text().splitlines() if lp.exists() else []):
+                parts = line.split()
+                if len(parts) != 5:
+                    continue
+                name = names[int(parts[0])]
+                cx, cy, bw, bh = (float(v) for v in parts[1:])
+                box = ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
+                if name == "CARD":
+                    continue
+                boxes.append(box)
+                if name not in CARD_CODES:
+                    continue
+                r, s = code_to_targets(name)
+                crops.append(cut_crop(img, box, STORE_EXPAND, STORE_SIZE))
+                ranks.append(r)
+                suits.append(s)
+            for _ in range(junk_per_image if boxes else 1):
+                box = _junk_box(rng, w, h, boxes)
+                if box is not None:
+                    r, s = code_to_targets(JUNK)
+                    crops.append(cut_crop(img, box, STORE_EXPAND, STORE_SIZE))
+                    ranks.append(r)
+                    suits.append(s)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(out, crops=np.stack(crops), rank=np.array(ranks, np.int64), suit=np.array(suits, np.int64))
+    print(f"bank {out.name}: {len(crops)} crops", flush=True)
+    return out
+
+
+def _junk_box(rng, w, h, boxes):
+    """A box the size of a typical index that overlaps no labelled index much."""
+    sizes = [(b[2] - b[0], b[3] - b[1]) for b in boxes] or [(w * 0.06, h * 0.09)]
+    for _ in range(20):
+        bw, bh = sizes[rng.integers(len(sizes))]
+        s = rng.uniform(0.7, 1.5)
+        bw, bh = bw * s, bh * s
+        x1, y1 = rng.uniform(0, max(w - bw, 1)), rng.uniform(0, max(h - bh, 1))
+        cand = (x1, y1, x1 + bw, y1 + bh)
+        if all(_iou(cand, b) < 0.05 for b in boxes):
+            return cand
+    return None
+
+
+def _iou(a, b):
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+# ---------------------------------------------------------------- model
+def make_model():
+    import torch.nn as nn
+
+    def block(cin, cout):
+        return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+    class IndexNet(nn.Module):
+        """~40 MFLOP CNN for a 40x40 index crop; rank and suit heads."""
+
+        def __init__(self):
+            super().__init__()
+            self.features = nn.Sequential(
+                block(3, 24), block(24, 24), nn.MaxPool2d(2),          # 20
+                block(24, 48), block(48, 48), nn.MaxPool2d(2),         # 10
+                block(48, 96), block(96, 96), nn.MaxPool2d(2),         # 5
+                block(96, 160), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2))
+            self.rank = nn.Linear(160, len(RANK_LABELS))
+            self.suit = nn.Linear(160, len(SUIT_LABELS))
+
+        def forward(self, x):
+            f = self.features(x)
+            return self.rank(f), self.suit(f)
+
+    return IndexNet()
+
+
+# ---------------------------------------------------------------- augmentation
+def augment(batch_u8, rng, torch, train=True):
+    """uint8 [B, S, S, 3] BGR stored crops -> float tensor [B, 3, 40, 40] RGB."""
+    import torch.nn.functional as F
+
+    x = torch.from_numpy(batch_u8[..., ::-1].copy()).permute(0, 3, 1, 2).float() / 255.0
+    b = x.shape[0]
+    window = INPUT_EXPAND / STORE_EXPAND  # fraction of the stored crop the classifier sees
+    if train:
+        scale = torch.from_numpy(rng.uniform(0.82, 1.2, b)).float() * window
+        aspect = torch.from_numpy(rng.uniform(0.85, 1.18, b)).float()
+        angle = torch.from_numpy(rng.normal(0, 0.12, b)).float()
+        k90 = torch.from_numpy(rng.integers(0, 4, b) * (rng.random(b) < 0.15)).float()
+        angle = angle + k90 * (np.pi / 2)
+        tx = torch.from_numpy(rng.uniform(-0.12, 0.12, b)).float() * window
+        ty = torch.from_numpy(rng.uniform(-0.12, 0.12, b)).float() * window
+    else:
+        scale = torch.full((b,), window)
+        aspect = torch.ones(b)
+        angle = torch.zeros(b)
+        tx = ty = torch.zeros(b)
+    cos, sin = torch.cos(angle), torch.sin(angle)
+    sx, sy = scale * aspect.sqrt(), scale / aspect.sqrt()
+    theta = torch.stack([torch.stack([cos * sx, -sin * sy, tx], 1), torch.stack([sin * sx, cos * sy, ty], 1)], 1)
+    grid = F.affine_grid(theta, (b, 3, INPUT_SIZE, INPUT_SIZE), align_corners=False)
+    x = F.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)
+    if not train:
+        return x
+    # colour: brightness, contrast, per-channel gain (white balance), grey, inversion, blur, noise
+    bright = torch.from_numpy(rng.uniform(-0.25, 0.2, (b, 1, 1, 1))).float()
+    contrast = torch.from_numpy(rng.uniform(0.45, 1.3, (b, 1, 1, 1))).float()
+    gain = torch.from_numpy(rng.uniform(0.75, 1.25, (b, 3, 1, 1))).float()
+    mean = x.mean(dim=(1, 2, 3), keepdim=True)
+    x = ((x - mean) * contrast + mean + bright) * gain
+    grey = torch.from_numpy(rng.random(b) < 0.15).view(b, 1, 1, 1)
+    x = torch.where(grey, x.mean(1, keepdim=True).expand_as(x), x)
+    hue = torch.from_numpy(rng.random(b) < 0.1).view(b, 1, 1, 1)
+    x = torch.where(hue, x[:, torch.randperm(3)], x)
+    inv = torch.from_numpy(rng.random(b) < 0.08).view(b, 1, 1, 1)
+    x = torch.where(inv, 1.0 - x, x)
+    blur = torch.from_numpy(rng.random(b) < 0.25).view(b, 1, 1, 1)
+    x = torch.where(blur, F.avg_pool2d(F.pad(x, (1, 1, 1, 1), mode="replicate"), 3, 1), x)
+    low = torch.from_numpy(rng.random(b) < 0.2).view(b, 1, 1, 1)   # low-resolution webcam-like index
+    small = F.interpolate(F.interpolate(x, size=INPUT_SIZE // 2, mode="area"), size=INPUT_SIZE, mode="bilinear",
+                          align_corners=False)
+    x = torch.where(low, small, x)
+    x = x + torch.randn_like(x) * torch.from_numpy(rng.uniform(0, 0.06, (b, 1, 1, 1))).float()
+    return x.clamp(0, 1)
+
+
+# ---------------------------------------------------------------- training
+def train(banks: list[Path], val_bank: Path | None, minutes: float, batch: int, lr: float, fresh: bool,
+          threads: int, seed: int = 0) -> dict:
+    import torch
+    import torch.nn.functional as F
+
+    torch.set_num_threads(threads)
+    rng = np.random.default_rng(seed)
+    parts = [np.load(b) for b in banks]
+    crops = np.concatenate([p["crops"] for p in parts])
+    rank = np.concatenate([p["rank"] for p in parts])
+    suit = np.concatenate([p["suit"] for p in parts])
+    weights = np.concatenate([np.full(len(p["rank"]), 1.0 / len(p["rank"])) for p in parts])
+    weights /= weights.sum()  # each bank equally often, whatever its size
+    model = make_model()
+    if CLASSIFIER_PT.exists() and not fresh:
+        model.load_state_dict(torch.load(CLASSIFIER_PT, map_location="cpu"))
+        print("classifier: resuming from models/index_classifier.pt", flush=True)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
+    deadline = time.time() + minutes * 60
+    total_steps_guess = None
+    step, seen, t0 = 0, 0, time.time()
+    while time.time() < deadline:
+        idx = rng.choice(len(rank), size=batch, p=weights)
+        x = augment(crops[idx], rng, torch, train=True)
+        yr, ys = torch.from_numpy(rank[idx]), torch.from_numpy(suit[idx])
+        frac = min(1.0, (time.time() - t0) / (minutes * 60))
+        for g in opt.param_groups:
+            g["lr"] = lr * (0.05 + 0.95 * 0.5 * (1 + np.cos(np.pi * frac)))
+        model.train()
+        out_r, out_s = model(x)
+        loss = F.cross_entropy(out_r, yr, label_smoothing=0.05) + F.cross_entropy(out_s, ys, label_smoothing=0.05)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        step += 1
+        seen += batch
+        if step % 200 == 0:
+            print(f"step {step} crops {seen} loss {loss.item():.3f} {seen / (time.time() - t0):.0f} crops/s", flush=True)
+    MODELS.mkdir(exist_ok=True)
+    torch.save(model.state_dict(), CLASSIFIER_PT)
+    result = {"crops_seen": seen, "seconds": round(time.time() - t0), "banks": [b.name for b in banks]}
+    if val_bank is not None:
+        result["val"] = evaluate_bank(model, val_bank, torch)
+    export_onnx(model, torch)
+    with open(MODELS / "training_log.jsonl", "a") as fh:
+        fh.write(json.dumps({"model": "index_classifier", **result,
+                             "finished": time.strftime("%Y-%m-%d %H:%M:%S")}) + "\n")
+    return result
+
+
+def evaluate_bank(model, bank: Path, torch) -> dict:
+    data = np.load(bank)
+    model.eval()
+    correct = total = 0
+    with torch.no_grad():
+        for i in range(0, len(data["rank"]), 512):
+            x = augment(data["crops"][i:i + 512], None, torch, train=False)
+            r, s = model(x)
+            pr, ps = r.argmax(1).numpy(), s.argmax(1).numpy()
+            ok = (pr == data["rank"][i:i + 512]) & (ps == data["suit"][i:i + 512])
+            correct += int(ok.sum())
+            total += len(ok)
+    acc = correct / max(total, 1)
+    print(f"val {bank.name}: {acc:.4f} of {total} crops", flush=True)
+    return {"bank": bank.name, "accuracy": round(acc, 4), "crops": total}
+
+
+def export_onnx(model, torch) -> Path:
+    model.eval()
+    dummy = torch.zeros(1, 3, INPUT_SIZE, INPUT_SIZE)
+    torch.onnx.export(model, dummy, str(CLASSIFIER_ONNX), input_names=["crops"], output_names=["rank", "suit"],
+                      dynamic_axes={"crops": {0: "n"}, "rank": {0: "n"}, "suit": {0: "n"}}, opset_version=17,
+                      dynamo=False)
+    return CLASSIFIER_ONNX
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m vision train classifier")
+    sub = p.add_subparsers(dest="what", required=True)
+    b = sub.add_parser("bank", help="cut a crop bank from YOLO datasets")
+    b.add_argument("--source", action="append", required=True, help="DATA.yaml:split (repeatable)")
+    b.add_argument("--out", required=True)
+    b.add_argument("--limit", type=int, default=None)
+    b.add_argument("--junk", type=int, default=2)
+    t = sub.add_parser("fit", help="train on crop banks")
+    t.add_argument("--bank", action="append", required=True)
+    t.add_argument("--val", default=None)
+    t.add_argument("--minutes", type=float, default=10)
+    t.add_argument("--batch", type=int, default=256)
+    t.add_argument("--lr", type=float, default=3e-3)
+    t.add_argument("--threads", type=int, default=1)
+    t.add_argument("--fresh", action="store_true")
+    a = p.parse_args(argv)
+    if a.what == "bank":
+        sources = [(Path(s.rsplit(":", 1)[0]), s.rsplit(":", 1)[1] if ":" in s else "train") for s in a.source]
+        build_bank(sources, Path(a.out), a.junk, a.limit)
+    else:
+        print(json.dumps(train([Path(x) for x in a.bank], Path(a.val) if a.val else None, a.minutes, a.batch,
+                               a.lr, a.fresh, a.threads)))
+    return 0

@@ -1,0 +1,84 @@
+"""How a corner-index crop is cut and what the classifier's outputs mean.
+
+Shared by training (torch) and inference (onnxruntime) so both cut crops the
+same way: the detector's box, grown by ``INPUT_EXPAND`` around its centre,
+stretched to ``INPUT_SIZE`` square.  Training stores crops grown by
+``STORE_EXPAND`` so it can jitter scale and position the way detector boxes
+wobble, then cuts the same central window.
+
+Two heads instead of 62 classes: rank (13 ranks, the 10 optional kinds, and
+``JUNK`` for detector false alarms) and suit (4 suits, ``NONE`` for optional
+cards and junk).  A rank learnt on one suit transfers to the others, so the
+classifier needs far fewer examples per card.
+"""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.classes import OPTIONAL_CODES, RANKS, SUITS
+
+INPUT_SIZE = 40
+INPUT_EXPAND = 1.2
+STORE_SIZE = 64
+STORE_EXPAND = 1.6
+
+JUNK = "JUNK"
+RANK_LABELS = RANKS + OPTIONAL_CODES + (JUNK,)     # 24
+SUIT_LABELS = SUITS + ("NONE",)                    # 5
+NONE_SUIT = len(SUITS)
+
+
+def code_to_targets(code: str) -> tuple[int, int]:
+    """(rank index, suit index) for a card code, or JUNK/NONE."""
+    if code == JUNK:
+        return RANK_LABELS.index(JUNK), NONE_SUIT
+    if code in OPTIONAL_CODES:
+        return RANK_LABELS.index(code), NONE_SUIT
+    return RANK_LABELS.index(code[:-1]), SUITS.index(code[-1])
+
+
+def cut_crop(image: np.ndarray, box: tuple[float, float, float, float], expand: float, size: int) -> np.ndarray:
+    """Cut ``box`` (x1, y1, x2, y2 in image pixels) grown by ``expand``; stretch to size x size.
+
+    Pixels outside the image are filled by replicating the border, which is
+    what an index at the photo's edge looks like to the detector anyway.
+    """
+    x1, y1, x2, y2 = box
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    hw, hh = max(x2 - x1, 2) * expand / 2, max(y2 - y1, 2) * expand / 2
+    src = np.float32([[cx - hw, cy - hh], [cx + hw, cy - hh], [cx - hw, cy + hh]])
+    dst = np.float32([[0, 0], [size, 0], [0, size]])
+    m = cv2.getAffineTransform(src, dst)
+    interp = cv2.INTER_AREA if hw * 2 > size * 1.5 else cv2.INTER_LINEAR
+    return cv2.warpAffine(image, m, (size, size), flags=interp, borderMode=cv2.BORDER_REPLICATE)
+
+
+def to_input(crops: np.ndarray) -> np.ndarray:
+    """uint8 BGR crops [N, S, S, 3] -> float32 NCHW in 0..1 (RGB order)."""
+    x = crops[..., ::-1].astype(np.float32) / 255.0
+    return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
+
+
+def decode(rank_logits: np.ndarray, suit_logits: np.ndarray) -> list[tuple[str, float]]:
+    """Best card code and its probability for each crop (JUNK for false alarms)."""
+    rp = _softmax(rank_logits)
+    sp = _softmax(suit_logits)
+    out = []
+    n_ranks = len(RANKS)
+    for r, s in zip(rp, sp):
+        # Joint probability of each code: rank x suit for regular cards; the
+        # optional kinds and JUNK carry no suit, so their rank probability stands.
+        regular = r[:n_ranks, None] * s[None, :NONE_SUIT]
+        ri, si = np.unravel_index(int(regular.argmax()), regular.shape)
+        best_code, best_p = f"{RANKS[ri]}{SUITS[si]}", float(regular[ri, si])
+        for k, label in enumerate(RANK_LABELS[n_ranks:], start=n_ranks):
+            if r[k] > best_p:
+                best_code, best_p = label, float(r[k])
+        out.append((best_code, best_p))
+    return out
+
+
+def _softmax(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)

@@ -1,0 +1,128 @@
+"""Turn uploaded bytes into an upright BGR image, or say exactly what is wrong.
+
+Why Pillow first: it reads the header (format, size, frame count, EXIF)
+without decoding pixels, so a decompression bomb (a tiny file that claims a
+gigantic canvas) is refused before any memory is spent, and HEIC, PDF or
+animated files get a specific answer instead of a generic failure.  Pixels
+are then decoded at a capped size (JPEG draft mode decodes at 1/2, 1/4 or 1/8
+scale directly) and turned upright from the EXIF orientation tag.
+"""
+from __future__ import annotations
+
+import io
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from PIL import Image, ImageOps
+
+from vision.errors import PhotoError, PhotoTooLarge, UnsupportedPhotoFormat
+
+MAX_FILE_BYTES = 25 * 1024 * 1024        # a 12 MP phone JPEG is 3-8 MB
+MAX_PIXELS = 60_000_000                   # 60 MP: more is a bomb or a scan, not a photo
+MIN_SIDE = 32                             # below this no card can be read
+WORK_LONG_SIDE = 2048                     # decode no larger than this (keeps memory bounded)
+
+Image.MAX_IMAGE_PIXELS = MAX_PIXELS       # Pillow's own bomb guard, as a second line
+
+_SIGNATURES = [
+    (b"%PDF", "a PDF document", "Export the page as a JPEG or take a photo instead."),
+    (b"PK\x03\x04", "a ZIP archive (or Office document)", "Upload the photo itself (JPEG or PNG)."),
+    (b"GIF8", None, None),
+]
+
+
+@dataclass(frozen=True)
+class Photo:
+    """An upright photo: ``image`` is BGR uint8, possibly downscaled by ``scale``.
+
+    ``width``/``height`` are the upright photo's own pixel size; multiply
+    coordinates in ``image`` by ``1/scale`` to get back to them.
+    """
+
+    image: np.ndarray
+    width: int
+    height: int
+    scale: float
+    format: str
+
+
+def _is_heif(head: bytes) -> str | None:
+    if len(head) >= 12 and head[4:8] == b"ftyp":
+        brand = head[8:12]
+        if brand in {b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1"}:
+            return "HEIC"
+    return None
+
+
+def load_photo(data: bytes, work_long_side: int = WORK_LONG_SIDE) -> Photo:
+    """Decode ``data`` into an upright :class:`Photo` or raise a specific PhotoError."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise PhotoError("expected the photo's bytes")
+    data = bytes(data)
+    if len(data) == 0:
+        raise PhotoError("the photo is empty (0 bytes): the upload did not carry a file")
+    if len(data) > MAX_FILE_BYTES:
+        raise PhotoTooLarge(
+            f"the photo is {len(data) / 1e6:.1f} MB; the limit is {MAX_FILE_BYTES / 1e6:.0f} MB. "
+            "Take it at a lower resolution or send a JPEG instead of a RAW/PNG file.")
+    head = data[:32]
+    if _is_heif(head):
+        raise UnsupportedPhotoFormat(
+            "this is a HEIC/HEIF photo (the iPhone default), which the companion cannot decode. "
+            "Fix: on the iPhone choose Settings > Camera > Formats > Most Compatible, or share it as JPEG.")
+    for magic, what, fix in _SIGNATURES:
+        if what and head.startswith(magic):
+            raise UnsupportedPhotoFormat(f"this file is {what}, not a photo. {fix}")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            img = Image.open(io.BytesIO(data))
+            fmt = (img.format or "unknown").upper()
+            w, h = img.size
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+        raise PhotoTooLarge(f"the image claims more than {MAX_PIXELS // 1_000_000} million pixels "
+                            "(a decompression bomb or a huge scan); send an ordinary photo") from None
+    except Exception:
+        raise PhotoError("the file is not an image we can read (JPEG, PNG, WebP, BMP, TIFF or GIF); "
+                         "it may be truncated or a different kind of file") from None
+    if w * h > MAX_PIXELS:
+        raise PhotoTooLarge(f"the image is {w}x{h} pixels ({w * h / 1e6:.0f} MP); the limit is "
+                            f"{MAX_PIXELS // 1_000_000} MP. Resize it or use the phone camera's normal setting.")
+    if min(w, h) < MIN_SIDE:
+        raise PhotoError(f"the image is only {w}x{h} pixels; a photo of cards needs at least "
+                         f"{MIN_SIDE} pixels on each side (a normal phone photo is 3000+ pixels)")
+    if getattr(img, "n_frames", 1) > 1 and fmt in {"GIF", "WEBP", "PNG", "TIFF"}:  # MPO: JPEG + preview, fine
+        raise UnsupportedPhotoFormat(f"this is an animated {fmt} with {img.n_frames} frames; "
+                                     "send a single still photo (JPEG or PNG)")
+    try:
+        if fmt == "JPEG":
+            img.draft("RGB", (work_long_side, work_long_side))  # decode at 1/2..1/8 scale when possible
+        img = ImageOps.exif_transpose(img)
+        if img.mode not in ("RGB", "L"):
+            if img.mode in ("I;16", "I;16B", "I;16L", "I"):
+                arr = np.asarray(img, dtype=np.float32)
+                peak = max(float(arr.max()), 1.0)
+                img = Image.fromarray((arr * (255.0 / (65535.0 if peak > 255 else 255.0))).clip(0, 255)
+                                      .astype(np.uint8))
+            elif img.mode in ("RGBA", "LA", "PA") or (img.mode == "P" and "transparency" in img.info):
+                rgba = img.convert("RGBA")
+                background = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+                img = Image.alpha_composite(background, rgba)
+            img = img.convert("RGB")
+        up_w, up_h = _upright_size(w, h, img)
+        if max(img.size) > work_long_side:
+            img.thumbnail((work_long_side, work_long_side), Image.Resampling.BILINEAR)
+        rgb = np.asarray(img.convert("RGB"))
+    except (OSError, ValueError, SyntaxError) as exc:
+        raise PhotoError(f"the image data is damaged or truncated ({type(exc).__name__}); "
+                         "take or export the photo again") from None
+    bgr = np.ascontiguousarray(rgb[:, :, ::-1])
+    scale = bgr.shape[1] / up_w
+    return Photo(image=bgr, width=up_w, height=up_h, scale=scale, format=fmt)
+
+
+def _upright_size(w: int, h: int, upright: Image.Image) -> tuple[int, int]:
+    """The full-resolution size after EXIF rotation (draft mode may have shrunk the pixels)."""
+    uw, uh = upright.size
+    return (w, h) if (uw >= uh) == (w >= h) else (h, w)
