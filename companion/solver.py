@@ -1,0 +1,435 @@
+"""The best arrangement of a hand: exact minimum count, fast.
+
+A player's count is the minimum, over every way to lay the hand out as
+disjoint melds, of the counts of the cards left over (INTERPRETATION.md).
+Trying every partition explodes past ~30 cards, and the spread-out discard
+pile and the three-card draw make hands that large real, so this module uses a
+dynamic programme over sequence positions A(low)=1, 2 .. K=13, A(high)=14.
+
+State after a position (everything to its left decided):
+
+* for each suit, the length of the sequence currently running through that
+  suit, capped at "3 or more" (0, 1, 2, 3) -- a run of 1 or 2 must go on;
+* how many WILDs the melds so far use (0..3);
+* whether any meld exists yet (spare WILDs can then always be placed, see
+  ``_place_spare_wilds``);
+* which aces were kept back at position 1 for a sequence ending at A(high).
+
+At each position every suit's cell is filled by its natural card, by a WILD,
+or left empty; the natural cards of that rank not used in sequences either
+form one group (topped up with WILDs to three cards) or stay unmelded.  That
+is at most 4^4 run states x 4 WILD budgets x 2 x 16 ace masks, usually a few
+dozen, so the work is polynomial: a few thousand steps even for the full deck.
+
+Why this is exact:
+
+* two sequences of one suit never need to overlap (merging them frees WILDs,
+  which always find a place), so one run per suit suffices;
+* a sequence with fewer than two natural cards may as well be a group, so a
+  WILD only fills a sequence cell within two places of a natural card of its
+  suit, and only gaps or the one extension a two-card run needs;
+* spare WILDs cost nothing once any meld exists: a group or a COUNT group
+  takes any number, a sequence shorter than 14 grows, and a 14-card sequence
+  (it always holds a WILD at one end) gives up its end cards to a group.
+
+COUNT cards and WILDs form COUNT groups; NO MELD 0/2 and CAN'T DECLARE 0 never
+meld.  The result is deterministic: the hand is sorted first and ties between
+equally good layouts are broken by a fixed search order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+from .cards import RANKS, SUITS, WILD, Card, _BY_CODE, check_duplicates, parse_card
+from .errors import RummyError
+from .melds import (GROUP, SEQUENCE, Meld, check_meld, make_count_group, make_group,
+                    make_sequence)
+
+#: Going-out search weight: each unmelded card costs this much more than its
+#: count, so the fewest unmelded cards win first and the count breaks ties.
+_PER_CARD = 1000
+
+GOING_OUT_RULES = ("standard", "major", "minor")
+
+
+@dataclass(frozen=True)
+class Arrangement:
+    """Melds laid down and the cards left over; ``count`` sums the leftovers."""
+
+    melds: tuple[Meld, ...]
+    unmelded: tuple[Card, ...]
+    count: int
+
+    @property
+    def cards(self) -> tuple[Card, ...]:
+        return tuple(sorted([c for m in self.melds for c in m.cards] + list(self.unmelded)))
+
+    @property
+    def is_out(self) -> bool:
+        """At most one card unmelded: the standard going-out condition."""
+        return len(self.unmelded) <= 1
+
+    def describe(self) -> str:
+        parts = [m.describe() for m in self.melds]
+        left = " ".join(str(c) for c in self.unmelded) or "nothing"
+        return "; ".join(parts + [f"unmelded {left}"]) + f" (count {self.count})"
+
+
+# ---------------------------------------------------------------------------
+# static tables over the 256 run states (2 bits per suit)
+def _build_tables():
+    nxt = [[0] * 16 for _ in range(256)]
+    done = [[False] * 16 for _ in range(256)]
+    must = [0] * 256
+    for runs in range(256):
+        for s in range(4):
+            if (runs >> (2 * s)) & 3 in (1, 2):
+                must[runs] |= 1 << s
+        for fill in range(16):
+            new, reached = 0, False
+            for s in range(4):
+                r = (runs >> (2 * s)) & 3
+                if fill >> s & 1:
+                    r2 = min(r + 1, 3)
+                    reached |= r2 == 3 and r < 3 or r == 3
+                    new |= r2 << (2 * s)
+            nxt[runs][fill] = new
+            done[runs][fill] = reached
+    return nxt, done, must
+
+
+_NEXT, _REACHED, _MUST = _build_tables()
+_POPCOUNT = [bin(i).count("1") for i in range(16)]
+_SUIT_BIT = {s: i for i, s in enumerate(SUITS)}
+
+
+def _as_hand(hand: Iterable[Card | str]) -> tuple[Card, ...]:
+    cards = tuple(sorted(c if isinstance(c, Card) else parse_card(c) for c in hand))
+    check_duplicates(cards)
+    return cards
+
+
+def best_arrangement(hand: Iterable[Card | str]) -> Arrangement:
+    """The arrangement with the lowest count (exact), for 0 to 64 cards."""
+    return _solve(_as_hand(hand), 0)
+
+
+def min_count(hand: Iterable[Card | str]) -> int:
+    return best_arrangement(hand).count
+
+
+def going_out_arrangement(hand: Iterable[Card | str], rule: str = "standard") -> Arrangement | None:
+    """The arrangement that goes out under ``rule``, or None if the hand can't.
+
+    * ``standard``: melds covering every card but at most one (any card);
+    * ``major``: the whole hand is ONE meld;
+    * ``minor``: one meld holding every card, or every card but one.
+    """
+    cards = _as_hand(hand)
+    if rule == "standard":
+        arr = _solve(cards, _PER_CARD)
+        return arr if arr.is_out else None
+    if rule not in GOING_OUT_RULES:
+        raise RummyError(f"unknown going-out rule {rule!r} (standard, major or minor)")
+    try:
+        return Arrangement((check_meld(cards),), (), 0)
+    except RummyError:
+        pass
+    if rule == "major":
+        return None
+    best = None
+    for i, left in enumerate(cards):
+        if i and cards[i - 1] == left:
+            continue
+        rest = cards[:i] + cards[i + 1:]
+        try:
+            meld = check_meld(rest)
+        except RummyError:
+            continue
+        if best is None or left.count < best.count:
+            best = Arrangement((meld,), (left,), left.count)
+    return best
+
+
+def can_go_out(hand: Iterable[Card | str], rule: str = "standard") -> bool:
+    return going_out_arrangement(hand, rule) is not None
+
+
+# ---------------------------------------------------------------------------
+def _solve(cards: tuple[Card, ...], per_card: int) -> Arrangement:
+    wilds = 0
+    counts: list[Card] = []
+    fixed: list[Card] = []            # never meld, or can't meld in this hand
+    held = [0] * 15                   # suit bitmask of natural cards per rank 1..13
+    for c in cards:
+        if c.is_regular:
+            held[c.rank] |= 1 << _SUIT_BIT[c.suit]
+        elif c.is_wild:
+            wilds += 1
+        elif c.kind == "count":
+            counts.append(c)
+        else:
+            fixed.append(c)
+    held[14] = held[1]
+    weight_wild = per_card + 20
+
+    live, wild_ok = _live_cells(held, wilds)
+    for r in range(1, 14):
+        dead = held[r] & ~live[r]
+        if dead:
+            for s in range(4):
+                if dead >> s & 1:
+                    fixed.append(_BY_CODE[RANKS[r - 1] + SUITS[s]])
+    base = sum(per_card + c.count for c in fixed)
+
+    if any(live[1:14]) or wilds:
+        finals, back = _dp(live, wild_ok, wilds, per_card)
+    else:
+        finals, back = {0: 0}, None
+
+    # COUNT cards: all of them in one COUNT group, topped up with WILDs.
+    nc = len(counts)
+    count_cost = sum(per_card + c.count for c in counts)
+    if nc == 0:
+        count_options = [(0, 0, False)]
+    elif nc >= 3:
+        count_options = [(0, 0, True)]
+    else:
+        count_options = [(0, count_cost, False), (3 - nc, 0, True)]
+
+    best = None
+    for key, cost in finals.items():
+        u, m = (key >> 8) & 3, (key >> 10) & 1
+        for k, ccost, cmeld in count_options:
+            rem = wilds - u - k
+            if rem < 0:
+                continue
+            www = rem == 3 and not m and not cmeld
+            spare_free = m or cmeld or www
+            total = base + cost + ccost + (0 if spare_free else rem * weight_wild)
+            if best is None or total < best[0]:
+                best = (total, key, k, cmeld, www, rem)
+    _, key, k, cmeld, www, rem = best
+
+    melds, unmelded = _rebuild(back, key, live) if back is not None else ([], [])
+    unmelded.extend(fixed)
+    if cmeld:
+        melds.append(make_count_group(counts, k))
+    else:
+        unmelded.extend(counts)
+    spare = rem
+    if www:
+        melds.append(make_group((), 3))
+        spare = 0
+    if melds:
+        melds = _place_spare_wilds(melds, spare)
+    else:
+        unmelded.extend([WILD] * spare)
+    unmelded.sort()
+    melds.sort(key=lambda m: (m.cards[0], len(m.cards)))
+    return Arrangement(tuple(melds), tuple(unmelded), sum(c.count for c in unmelded))
+
+
+def _live_cells(held: list[int], wilds: int) -> tuple[list[int], list[int]]:
+    """Which natural cards could be in some meld, and in which sequence cells a
+    WILD could help (within two places of a live natural card of its suit)."""
+    live = [0] * 15
+    for r in range(1, 14):
+        h = held[r]
+        if not h:
+            continue
+        n = _POPCOUNT[h]
+        if wilds >= 2 or (wilds == 1 and n >= 2) or n >= 3:
+            live[r] = h
+            continue
+        ps = [r, 14] if r == 1 else [r]
+        for s in range(4):
+            bit = 1 << s
+            if not h & bit:
+                continue
+            for p in ps:
+                near = [q for q in (p - 2, p - 1, p + 1, p + 2) if 1 <= q <= 14 and held[q] & bit]
+                if wilds:
+                    ok = bool(near)
+                else:
+                    nb = set(near)
+                    ok = ({p - 1, p + 1} <= nb or {p - 2, p - 1} <= nb or {p + 1, p + 2} <= nb)
+                if ok:
+                    live[r] |= bit
+                    break
+    live[14] = live[1]
+    wild_ok = [0] * 16
+    if wilds:
+        for p in range(1, 15):
+            for q in range(max(1, p - 2), min(14, p + 2) + 1):
+                wild_ok[p] |= live[q]
+    return live, wild_ok
+
+
+def _combos(nat: int, wok: int):
+    """Every way to fill the four cells of one position:
+    (filled mask, natural mask, WILDs used)."""
+    out = [(0, 0, 0)]
+    for s in range(4):
+        bit = 1 << s
+        add = []
+        for fill, n, w in out:
+            if nat & bit:
+                add.append((fill | bit, n | bit, w))
+            if wok & bit:
+                add.append((fill | bit, n, w + 1))
+        out.extend(add)
+    return out
+
+
+def _dp(live, wild_ok, wilds, per_card):
+    """Run the position DP; return (final state -> cost, back pointers)."""
+    weights = [[0] * 16 for _ in range(15)]   # unmelded cost of a rank's card mask
+    for p in range(1, 15):
+        r = 1 if p == 14 else p
+        for m in range(16):
+            weights[p][m] = _POPCOUNT[m] * (per_card + r)
+
+    states = {0: 0}
+    back = []
+    aces = live[1]
+    for p in range(1, 15):
+        nat = aces if p == 14 else live[p]
+        combos = _combos(nat, wild_ok[p])
+        # group options per mask of leftover natural cards at this position:
+        # (natural mask grouped, WILDs added, cost now, aces kept for A high)
+        gopts = {}
+        for left in {nat & ~n for _, n, _ in combos}:
+            if p == 14:
+                gopts[left] = None
+            elif p == 1:
+                opts = [(0, 0, 0, left)]
+                sub = left
+                while sub:
+                    g = _POPCOUNT[sub]
+                    opts.append((sub, max(0, 3 - g), 0, left & ~sub))
+                    sub = (sub - 1) & left
+                gopts[left] = opts
+            elif not left:
+                gopts[left] = [(0, 0, 0, 0)]
+            else:
+                g = _POPCOUNT[left]
+                opts = [(left, max(0, 3 - g), 0, 0)]
+                if g < 3:
+                    opts.append((0, 0, weights[p][left], 0))
+                gopts[left] = opts
+        new: dict[int, int] = {}
+        ptr: dict[int, tuple] = {}
+        for key, cost in states.items():
+            runs = key & 255
+            u = (key >> 8) & 3
+            m = (key >> 10) & 1
+            am = key >> 11
+            need = _MUST[runs]
+            nxt = _NEXT[runs]
+            reached = _REACHED[runs]
+            for fill, n, w in combos:
+                if fill & need != need or u + w > wilds:
+                    continue
+                if p == 14:
+                    if n & ~am:
+                        continue
+                    nk = nxt[fill] | (u + w) << 8 | (m | reached[fill]) << 10
+                    c = cost + weights[14][am & ~n]
+                    if nk not in new or c < new[nk]:
+                        new[nk] = c
+                        ptr[nk] = (key, fill, n, 0, 0)
+                    continue
+                for gmask, k, gc, defer in gopts[nat & ~n]:
+                    uu = u + w + k
+                    if uu > wilds:
+                        continue
+                    mm = m | reached[fill] | (1 if gmask else 0)
+                    nk = nxt[fill] | uu << 8 | mm << 10 | (am | defer) << 11
+                    c = cost + gc
+                    if nk not in new or c < new[nk]:
+                        new[nk] = c
+                        ptr[nk] = (key, fill, n, gmask, k)
+        states = new
+        back.append(ptr)
+    finals = {k: c for k, c in states.items() if not _MUST[k & 255]}
+    return finals, back
+
+
+def _rebuild(back, key, live):
+    """Walk the back pointers from a final state and build melds and leftovers."""
+    steps = []
+    for p in range(14, 0, -1):
+        prev, fill, n, gmask, k = back[p - 1][key]
+        steps.append((p, fill, n, gmask, k))
+        key = prev
+    steps.reverse()
+    melds: list[Meld] = []
+    unmelded: list[Card] = []
+    cells: list[list[tuple[int, bool]]] = [[] for _ in range(4)]
+    kept_aces = 0
+    for p, fill, n, gmask, k in steps:
+        rank = 1 if p == 14 else p
+        for s in range(4):
+            if fill >> s & 1:
+                cells[s].append((p, bool(n >> s & 1)))
+        natural = [_BY_CODE[RANKS[rank - 1] + SUITS[s]] for s in range(4)]
+        if p == 14:
+            for s in range(4):
+                if kept_aces >> s & 1 and not n >> s & 1:
+                    unmelded.append(natural[s])
+            continue
+        left = live[p] & ~n
+        if gmask:
+            melds.append(make_group([natural[s] for s in range(4) if gmask >> s & 1], k))
+        rest = left & ~gmask
+        if p == 1:
+            kept_aces = rest
+        else:
+            unmelded.extend(natural[s] for s in range(4) if rest >> s & 1)
+    for s in range(4):
+        run: list[tuple[int, bool]] = []
+        for cell in cells[s] + [(99, False)]:
+            if run and cell[0] != run[-1][0] + 1:
+                melds.append(make_sequence(SUITS[s], run[0][0], [nat for _, nat in run]))
+                run = []
+            run.append(cell)
+    return melds, unmelded
+
+
+def _place_spare_wilds(melds: list[Meld], spare: int) -> list[Meld]:
+    """Give spare WILDs a meld (they count 0 there instead of 20 each).
+
+    Any group or COUNT group takes them; otherwise a sequence shorter than 14
+    grows at its top (or bottom, at A high); otherwise every sequence is 14
+    long and so holds a WILD at one end: that end and its neighbour leave the
+    sequence and, with the spare WILDs, form a group.
+    """
+    if not spare or not melds:
+        return melds
+    for i, m in enumerate(melds):
+        if m.kind != SEQUENCE:
+            melds[i] = Meld(m.kind, m.cards + (WILD,) * spare, m.stands_for + (None,) * spare)
+            return melds
+    for i, m in enumerate(melds):
+        n = len(m.cards)
+        if n + spare <= 14:
+            flags = [not c.is_wild for c in m.cards]
+            top_room = 14 - (m.start + n - 1)
+            up = min(spare, top_room)
+            down = spare - up
+            melds[i] = make_sequence(m.suit, m.start - down, [False] * down + flags + [False] * up)
+            return melds
+    m = melds[0]
+    flags = [not c.is_wild for c in m.cards]
+    if m.cards[-1].is_wild:      # WILD as A high: K and that WILD join the spares
+        group_cards, rest, start = [m.cards[-2]], flags[:-2], m.start
+    else:                        # WILD as A low: 2 and that WILD join the spares
+        group_cards, rest, start = [m.cards[1]], flags[2:], m.start + 2
+    natural = [c for c in group_cards if not c.is_wild]
+    wilds = spare + 1 + (len(group_cards) - len(natural))
+    melds[0] = make_sequence(m.suit, start, rest)
+    melds.append(make_group(natural, wilds))
+    return melds
