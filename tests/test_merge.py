@@ -1,0 +1,68 @@
+"""Corner merging on hand-made detections: two corners are one card, WILDs pair by distance."""
+from vision.merge import ReadCorner, merge_corners
+
+
+def corner(code, x, y, size=20, prob=0.95):
+    return ReadCorner((x, y, x + size * 0.7, y + size), code, prob, 0.9)
+
+
+def test_two_corners_of_one_card_are_one_card():
+    cards, warnings = merge_corners([corner("7H", 0, 0), corner("7H", 60, 90)])
+    assert [c.code for c in cards] == ["7H"]
+    assert warnings == []
+    assert cards[0].box == (0, 0, 60 + 14, 90 + 20)
+
+
+def test_agreeing_corners_raise_confidence():
+    one, _ = merge_corners([corner("7H", 0, 0, prob=0.8)])
+    two, _ = merge_corners([corner("7H", 0, 0, prob=0.8), corner("7H", 60, 90, prob=0.8)])
+    assert two[0].confidence > one[0].confidence
+
+
+def test_three_wild_cards_count_as_three():
+    cs = []
+    for i in range(3):
+        x = i * 400
+        cs += [corner("WILD", x, 0), corner("WILD", x + 60, 90)]
+    cards, warnings = merge_corners(cs)
+    assert [c.code for c in cards] == ["WILD"] * 3
+    assert warnings == []
+
+
+def test_wild_with_one_corner_hidden_still_counts():
+    cards, _ = merge_corners([corner("WILD", 0, 0), corner("WILD", 60, 90), corner("WILD", 500, 0)])
+    assert [c.code for c in cards] == ["WILD", "WILD"]
+
+
+def test_a_fourth_wild_is_a_warning_not_a_card():
+    cs = [corner("WILD", i * 400, 0) for i in range(4)]
+    cards, warnings = merge_corners(cs)
+    assert len(cards) == 3
+    assert "only 3" in warnings[0]
+
+
+def test_regular_card_seen_twice_far_apart_is_counted_once_with_warning():
+    cards, warnings = merge_corners([corner("QS", 0, 0), corner("QS", 1000, 0)])
+    assert [c.code for c in cards] == ["QS"]
+    assert "QS appears 2 times" in warnings[0]
+
+
+def test_junk_and_unsure_corners_are_dropped():
+    cards, _ = merge_corners([corner("JUNK", 0, 0), corner("5D", 100, 0, prob=0.1), corner("5C", 300, 0)])
+    assert [c.code for c in cards] == ["5C"]
+
+
+def test_cards_sorted_left_to_right():
+    cards, _ = merge_corners([corner("KD", 300, 0), corner("2S", 0, 0), corner("9C", 150, 0)])
+    assert [c.code for c in cards] == ["2S", "9C", "KD"]
+
+
+def test_vision_classes_agree_with_engine_notation():
+    from vision.classes import CARD_CODES
+    assert len(CARD_CODES) == 62 and len(set(CARD_CODES)) == 62
+    try:
+        from companion.cards import Card
+    except ImportError:  # engine not importable: nothing to compare
+        return
+    for code in CARD_CODES:
+        assert str(Card.parse(code)) == code

@@ -1,0 +1,109 @@
+"""``python -m vision eval DATA.yaml [--split val]``: card-level precision/recall.
+
+Ground truth per photo is the multiset of cards whose corner index is
+labelled (two corners of one card are one card; WILD corners are paired by
+the same distance rule the reader uses, unless a ``.json`` sidecar lists the
+cards).  A card read that is not in the truth is a false positive, a true
+card not read is a false negative; a photo is 'exact' when both are zero.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections import Counter
+from pathlib import Path
+
+import cv2
+
+from vision.classes import CARD_CODES
+from vision.merge import ReadCorner, merge_corners
+
+
+def truth_for(label_path: Path, names: list[str], w: int, h: int) -> Counter:
+    sidecar = label_path.with_suffix(".json")
+    if sidecar.exists():
+        return Counter(json.loads(sidecar.read_text())["cards"])
+    corners = []
+    for line in label_path.read_text().splitlines() if label_path.exists() else []:
+        parts = line.split()
+        if len(parts) != 5:
+            continue
+        name = names[int(parts[0])]
+        if name not in CARD_CODES:
+            continue
+        cx, cy, bw, bh = (float(v) for v in parts[1:])
+        corners.append(ReadCorner(((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h),
+                                  name, 1.0))
+    cards, _ = merge_corners(corners)
+    return Counter(c.code for c in cards)
+
+
+def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors: int = 0) -> dict:
+    from vision.classifier_train import _dataset_images, _label_path
+    from vision.reader import get_reader
+
+    reader = get_reader()
+    images, names = _dataset_images(data_yaml, split)
+    if limit:
+        images = images[:limit]
+    tp, fp, fn = Counter(), Counter(), Counter()
+    exact = 0
+    times = []
+    errors = []
+    for img_path in images:
+        data = img_path.read_bytes()
+        im = cv2.imread(str(img_path))
+        h, w = im.shape[:2]
+        truth = truth_for(_label_path(img_path), names, w, h)
+        t0 = time.perf_counter()
+        reading = reader.read(data)
+        times.append(time.perf_counter() - t0)
+        got = Counter(reading.codes)
+        tp.update(got & truth)
+        fp.update(got - truth)
+        fn.update(truth - got)
+        if got == truth:
+            exact += 1
+        elif len(errors) < show_errors:
+            errors.append(f"{img_path.name}: missed {sorted((truth - got).elements())} "
+                          f"extra {sorted((got - truth).elements())}")
+    n_tp, n_fp, n_fn = sum(tp.values()), sum(fp.values()), sum(fn.values())
+    prec = n_tp / max(n_tp + n_fp, 1)
+    rec = n_tp / max(n_tp + n_fn, 1)
+    f1 = 2 * prec * rec / max(prec + rec, 1e-9)
+    per_class = {}
+    for code in CARD_CODES:
+        t, p_, n_ = tp[code], fp[code], fn[code]
+        if t + p_ + n_:
+            per_class[code] = {"precision": round(t / max(t + p_, 1), 3), "recall": round(t / max(t + n_, 1), 3),
+                               "support": t + n_}
+    times.sort()
+    return {"images": len(images), "precision": round(prec, 4), "recall": round(rec, 4), "f1": round(f1, 4),
+            "exact_photos": round(exact / max(len(images), 1), 4), "tp": n_tp, "fp": n_fp, "fn": n_fn,
+            "median_ms": round(1000 * times[len(times) // 2], 1) if times else None,
+            "per_class": per_class, "errors": errors}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m vision eval")
+    p.add_argument("data", help="data.yaml of a YOLO dataset labelled with card codes")
+    p.add_argument("--split", default="val")
+    p.add_argument("--limit", type=int, default=None)
+    p.add_argument("--per-class", action="store_true")
+    p.add_argument("--errors", type=int, default=10, help="list this many misread photos")
+    p.add_argument("--json", action="store_true")
+    a = p.parse_args(argv)
+    r = evaluate(Path(a.data), a.split, a.limit, a.errors)
+    if a.json:
+        print(json.dumps(r, indent=1))
+        return 0
+    print(f"{r['images']} photos: card-level precision {r['precision']:.4f} recall {r['recall']:.4f} "
+          f"F1 {r['f1']:.4f}; photos read exactly right {r['exact_photos']:.1%}; "
+          f"median {r['median_ms']} ms/photo")
+    if a.per_class:
+        for code, m in r["per_class"].items():
+            print(f"  {code:<11} P {m['precision']:.3f} R {m['recall']:.3f} n={m['support']}")
+    for e in r["errors"]:
+        print("  " + e)
+    return 0

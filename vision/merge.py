@@ -1,0 +1,113 @@
+"""From read corner indices to physical cards.
+
+A regular card shows the same index in two opposite corners, so all corners
+read as one code are one card; since every card but WILD exists once, the
+same code far apart in one photo is reported as a warning (two decks mixed,
+or a misread), never counted twice.  WILD has three copies, so WILD corners
+are paired by distance: two corners of one card lie within about one card
+diagonal of each other, which we estimate from the index size.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+# A card's diagonal is ~5.5 index heights on standard decks (index ~20 mm,
+# card 63 x 88 mm); jumbo indices make it smaller.  Corners further apart
+# than this many index heights cannot be one card.
+MAX_PAIR_DISTANCE_IN_INDEX_HEIGHTS = 9.0
+WILD_COPIES = 3
+MIN_CORNER_PROB = 0.35
+
+
+@dataclass(frozen=True)
+class ReadCorner:
+    """A corner index with what the classifier read: the reader's unit of evidence."""
+
+    box: tuple[float, float, float, float]
+    code: str
+    prob: float          # classifier probability of ``code``
+    score: float = 1.0   # detector confidence
+
+    @property
+    def center(self) -> tuple[float, float]:
+        return ((self.box[0] + self.box[2]) / 2, (self.box[1] + self.box[3]) / 2)
+
+    @property
+    def size(self) -> float:
+        return max(self.box[2] - self.box[0], self.box[3] - self.box[1])
+
+    @property
+    def confidence(self) -> float:
+        return self.prob * min(1.0, 0.5 + self.score)
+
+
+@dataclass(frozen=True)
+class MergedCard:
+    code: str
+    confidence: float
+    box: tuple[float, float, float, float]
+    corners: tuple[ReadCorner, ...] = field(default=())
+
+
+def _distance(a: ReadCorner, b: ReadCorner) -> float:
+    return math.dist(a.center, b.center)
+
+
+def _could_pair(a: ReadCorner, b: ReadCorner) -> bool:
+    return _distance(a, b) <= MAX_PAIR_DISTANCE_IN_INDEX_HEIGHTS * max(a.size, b.size)
+
+
+def _card(code: str, corners: list[ReadCorner]) -> MergedCard:
+    miss = 1.0
+    for c in corners:
+        miss *= 1.0 - c.confidence
+    # two agreeing corners make a read surer than either alone (noisy-or)
+    confidence = 1.0 - miss
+    box = (min(c.box[0] for c in corners), min(c.box[1] for c in corners),
+           max(c.box[2] for c in corners), max(c.box[3] for c in corners))
+    return MergedCard(code, round(confidence, 4), box, tuple(corners))
+
+
+def merge_corners(corners: list[ReadCorner]) -> tuple[list[MergedCard], list[str]]:
+    """Group read corners into cards; return the cards and any warnings."""
+    warnings: list[str] = []
+    by_code: dict[str, list[ReadCorner]] = {}
+    for c in corners:
+        if c.code == "JUNK" or c.prob < MIN_CORNER_PROB:
+            continue
+        by_code.setdefault(c.code, []).append(c)
+    cards: list[MergedCard] = []
+    for code, group in by_code.items():
+        group.sort(key=lambda c: -c.confidence)
+        if code == "WILD":
+            clusters = _pair_up(group)
+            if len(clusters) > WILD_COPIES:
+                warnings.append(f"{len(clusters)} WILDCARDs seen but a deck has only {WILD_COPIES}; "
+                                f"kept the {WILD_COPIES} clearest — check the photo")
+                clusters = sorted(clusters, key=lambda cl: -max(c.confidence for c in cl))[:WILD_COPIES]
+            cards.extend(_card(code, cl) for cl in clusters)
+            continue
+        clusters = _pair_up(group)
+        if len(clusters) > 1:
+            warnings.append(f"{code} appears {len(clusters)} times in this photo, but the deck has one {code}: "
+                            "counted once — check for a second deck or a misread card")
+        cards.append(_card(code, [c for cl in clusters for c in cl] if len(clusters) == 1 else clusters[0]))
+    cards.sort(key=lambda c: (c.box[0], c.box[1]))
+    return cards, warnings
+
+
+def _pair_up(group: list[ReadCorner]) -> list[list[ReadCorner]]:
+    """Greedy pairing of corners of the same code into physical cards (closest pairs first)."""
+    remaining = list(range(len(group)))
+    pairs = sorted(((_distance(group[i], group[j]), i, j) for i in remaining for j in remaining if i < j))
+    used: set[int] = set()
+    clusters: list[list[ReadCorner]] = []
+    for _, i, j in pairs:
+        if i in used or j in used or not _could_pair(group[i], group[j]):
+            continue
+        used.update((i, j))
+        clusters.append([group[i], group[j]])
+    clusters.extend([group[i]] for i in remaining if i not in used)
+    clusters.sort(key=lambda cl: -max(c.confidence for c in cl))
+    return clusters

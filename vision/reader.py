@@ -1,0 +1,140 @@
+"""Photo in, list of physical cards out: the card reader the companion uses.
+
+Two passes keep small cards readable without paying for a huge input every
+time: the whole photo at ``DETECT_SIZE``, then, when the indices found are
+tiny (or none were found), overlapping tiles at twice the resolution.  Each
+corner is then classified from the photo's higher-resolution pixels, and
+corners are merged into cards (``vision.merge``).
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from vision.detector import Corner, CornerDetector, make_session, nms_corners
+from vision.index_crops import INPUT_EXPAND, INPUT_SIZE, cut_crop, decode, to_input
+from vision.merge import MergedCard, ReadCorner, merge_corners
+from vision.photo import load_photo
+from vision.quality import photo_warnings
+
+MODELS = Path(__file__).resolve().parents[1] / "models"
+DETECTOR_PATH = MODELS / "corner_detector.onnx"
+CLASSIFIER_PATH = MODELS / "index_classifier.onnx"
+DETECT_SIZE = 640
+SMALL_INDEX_PX = 14       # median index height (at DETECT_SIZE) below which we tile
+TILE_OVERLAP = 0.2
+LOW_CONFIDENCE = 0.6      # cards under this are flagged for a person to check
+
+
+@dataclass(frozen=True)
+class DetectedCard:
+    code: str
+    confidence: float
+    box: tuple[float, float, float, float]
+
+    def to_json(self) -> dict:
+        return {"card": self.code, "confidence": round(self.confidence, 4),
+                "box": [round(v, 1) for v in self.box]}
+
+
+@dataclass(frozen=True)
+class Reading:
+    cards: tuple[DetectedCard, ...]
+    warnings: tuple[str, ...]
+    width: int
+    height: int
+    corners: tuple[ReadCorner, ...] = field(default=(), repr=False)
+
+    @property
+    def codes(self) -> list[str]:
+        return [c.code for c in self.cards]
+
+    def to_json(self) -> dict:
+        return {"cards": [c.to_json() for c in self.cards], "warnings": list(self.warnings),
+                "width": self.width, "height": self.height}
+
+
+class CardReader:
+    def __init__(self, detector_path: Path = DETECTOR_PATH, classifier_path: Path = CLASSIFIER_PATH,
+                 threads: int = 0):
+        self.detector = CornerDetector(detector_path, threads)
+        self.classifier = make_session(classifier_path, threads)
+        self._lock = threading.Lock()
+
+    # -------------------------------------------------------------- public
+    def read(self, data: bytes) -> Reading:
+        """Read the cards in an encoded photo (JPEG, PNG, ...)."""
+        photo = load_photo(data)
+        return self.read_image(photo.image, 1.0 / photo.scale, photo.width, photo.height)
+
+    def read_image(self, image: np.ndarray, to_photo: float = 1.0, width: int | None = None,
+                   height: int | None = None) -> Reading:
+        """Read an upright BGR image; boxes are multiplied by ``to_photo`` into photo pixels."""
+        width = width or int(round(image.shape[1] * to_photo))
+        height = height or int(round(image.shape[0] * to_photo))
+        corners = self.find_corners(image)
+        read = self.classify(image, corners)
+        merged, warnings = merge_corners(read)
+        cards = tuple(self._to_card(m, to_photo) for m in merged)
+        warnings = list(warnings)
+        if not cards:
+            warnings.append("no cards found in this photo: lay the cards face up with their corners "
+                            "visible and take the photo from closer")
+            warnings.extend(photo_warnings(image))
+        else:
+            low = [c.code for c in cards if c.confidence < LOW_CONFIDENCE]
+            if low:
+                warnings.append("not sure about " + ", ".join(low) + ": please check these cards")
+            warnings.extend(w for w in photo_warnings(image) if "dark" in w)
+        return Reading(cards, tuple(warnings), width, height, tuple(read))
+
+    # -------------------------------------------------------------- steps
+    def find_corners(self, image: np.ndarray) -> list[Corner]:
+        with self._lock:  # onnxruntime sessions are thread-safe, but one inference at a time is faster on 2 cores
+            corners = self.detector.detect(image, DETECT_SIZE)
+            scale = DETECT_SIZE / max(image.shape[:2])
+            heights = sorted(c.height * scale for c in corners)
+            median = heights[len(heights) // 2] if heights else 0.0
+            if max(image.shape[:2]) > DETECT_SIZE * 1.5 and (not corners or median < SMALL_INDEX_PX):
+                corners = nms_corners(corners + self._tiled(image, 2))
+        return corners
+
+    def _tiled(self, image: np.ndarray, factor: int) -> list[Corner]:
+        h, w = image.shape[:2]
+        tile = int(max(h, w) / factor * (1 + TILE_OVERLAP))
+        step = int(max(h, w) / factor)
+        out: list[Corner] = []
+        for y0 in range(0, max(h - tile, 0) + 1, step) if h > tile else [0]:
+            for x0 in range(0, max(w - tile, 0) + 1, step) if w > tile else [0]:
+                crop = image[y0:y0 + tile, x0:x0 + tile]
+                for c in self.detector.detect(crop, DETECT_SIZE):
+                    b = c.box
+                    out.append(Corner((b[0] + x0, b[1] + y0, b[2] + x0, b[3] + y0), c.score))
+        return out
+
+    def classify(self, image: np.ndarray, corners: list[Corner]) -> list[ReadCorner]:
+        if not corners:
+            return []
+        crops = np.stack([cut_crop(image, c.box, INPUT_EXPAND, INPUT_SIZE) for c in corners])
+        rank, suit = self.classifier.run(None, {"crops": to_input(crops)})
+        return [ReadCorner(c.box, code, p, c.score) for c, (code, p) in zip(corners, decode(rank, suit))]
+
+    @staticmethod
+    def _to_card(m: MergedCard, k: float) -> DetectedCard:
+        return DetectedCard(m.code, m.confidence, tuple(round(v * k, 1) for v in m.box))
+
+
+_READER: CardReader | None = None
+_READER_LOCK = threading.Lock()
+
+
+def get_reader() -> CardReader:
+    """The process-wide reader, loaded on first use and shared by all requests."""
+    global _READER
+    with _READER_LOCK:
+        if _READER is None:
+            _READER = CardReader()
+        return _READER
