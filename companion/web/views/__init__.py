@@ -1,0 +1,1 @@
+"""Blueprints: ``pages`` (home, rules, meld checker, print), ``tables`` (matches, games), ``api``."""
