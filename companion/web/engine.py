@@ -57,9 +57,33 @@ def _interim_score(codes):
 
 
 def round_result(round_json: dict) -> dict:
-    from companion.contract import round_payload
-
+    try:
+        from companion.contract import round_payload
+    except ImportError:  # interim until companion.contract lands (declare/no_draw/tie only)
+        return _interim_round(round_json)
     return round_payload(round_json)
+
+
+def _interim_round(rj: dict) -> dict:
+    players = [p for p in rj["players"]]
+    standings = []
+    for p in players:
+        if p.get("dropped"):
+            standings.append({"name": p["name"], "dropped": True})
+            continue
+        sc = score(p["hand"])
+        standings.append({"name": p["name"], "count": sc["count"], "compared": sc["count"]})
+    end = rj["end"]
+    if end["type"] == "tie":
+        return {"winner": None, "legal": True, "reason": "tie game", "standings": standings,
+                "tie_break": None}
+    live = [s for s in standings if not s.get("dropped")]
+    low = min(s["compared"] for s in live)
+    tied = [s["name"] for s in live if s["compared"] == low]
+    winner = tied[-1]
+    return {"winner": winner, "legal": True, "reason": f"lowest count {low}",
+            "standings": standings,
+            "tie_break": {"tied": tied, "winner": winner} if len(tied) > 1 else None}
 
 
 def explain_meld(codes: Sequence[str]) -> tuple[bool, str]:
@@ -72,8 +96,18 @@ def explain_meld(codes: Sequence[str]) -> tuple[bool, str]:
 
 def validate_deal(players: int, cards: int) -> None:
     """Raise the engine's error when ``cards`` is not allowed for ``players``."""
-    from companion import preliminary
-
+    try:
+        from companion import preliminary
+    except ImportError:  # interim until companion.preliminary lands
+        from companion.errors import DealError
+        allowed = {2: (2, 10), 3: (2, 10), 4: (2, 7), 5: (2, 5), 6: (2, 5), 7: (2, 3),
+                   8: (2, 2), 9: (2, 2), 10: (2, 2)}
+        if players not in allowed:
+            raise DealError(f"Declaration Rummy is for 2 to 10 players, not {players}.")
+        lo, hi = allowed[players]
+        if not lo <= cards <= hi:
+            raise DealError(f"{players} players may be dealt {lo} to {hi} cards each, not {cards}.")
+        return
     preliminary.validate_deal(players, cards)
 
 

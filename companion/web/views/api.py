@@ -90,7 +90,9 @@ def detect():
     except engine.RummyError as exc:
         score_json = None
         warnings.append(f"Not scored: {exc}")
-    return jsonify({"cards": reading["cards"], "score": score_json, "warnings": warnings,
+    cards = [{"card": c["code"], "confidence": c["confidence"], "box": c["box"]}
+             for c in reading["cards"]]  # the same shape as `python -m vision detect`
+    return jsonify({"cards": cards, "score": score_json, "warnings": warnings,
                     "width": reading["width"], "height": reading["height"]})
 
 
