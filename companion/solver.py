@@ -101,6 +101,46 @@ def _build_tables():
 
 
 _NEXT, _REACHED, _MUST = _build_tables()
+
+
+def _build_dominance():
+    """``_DOM[x] >> y & 1`` when run state x is at least as good as y in every
+    suit: a run of 3+ can do whatever any run can (stop, or go on), and a run
+    of 2 whatever a run of 1 can (it must go on, and then is longer)."""
+    better = {(a, b) for a in range(4) for b in range(4)
+              if a == b or a == 3 or (a, b) == (2, 1)}
+    dom = []
+    for x in range(256):
+        bits = 0
+        for y in range(256):
+            if all(((x >> 2 * s) & 3, (y >> 2 * s) & 3) in better for s in range(4)):
+                bits |= 1 << y
+        dom.append(bits)
+    strength = [sum((0, 0, 1, 2)[(x >> 2 * s) & 3] for s in range(4)) for x in range(256)]
+    return dom, strength
+
+
+_DOM, _STRENGTH = _build_dominance()
+
+
+def _prune(states: dict[int, int]) -> dict[int, int]:
+    """Drop states another state dominates: no higher cost, same kept aces,
+    run states at least as good, and either the same WILDs used and a meld if
+    it has one, or a meld already and no more WILDs used (spares are free)."""
+    order = sorted(states, key=lambda k: (states[k], (k >> 8) & 3, -((k >> 10) & 1),
+                                          -_STRENGTH[k & 255], k))
+    kept: dict[int, list[tuple[int, int, int]]] = {}
+    out = {}
+    for key in order:
+        runs, u, m = key & 255, (key >> 8) & 3, (key >> 10) & 1
+        bucket = kept.setdefault(key >> 11, [])
+        for kr, ku, km in bucket:
+            if _DOM[kr] >> runs & 1 and (ku == u and km >= m or km and ku <= u):
+                break
+        else:
+            bucket.append((runs, u, m))
+            out[key] = states[key]
+    return out
 _POPCOUNT = [bin(i).count("1") for i in range(16)]
 _SUIT_BIT = {s: i for i, s in enumerate(SUITS)}
 
@@ -175,7 +215,7 @@ def _solve(cards: tuple[Card, ...], per_card: int) -> Arrangement:
     held[14] = held[1]
     weight_wild = per_card + 20
 
-    live, wild_ok = _live_cells(held, wilds)
+    live = _live_cells(held, wilds)
     for r in range(1, 14):
         dead = held[r] & ~live[r]
         if dead:
@@ -185,7 +225,7 @@ def _solve(cards: tuple[Card, ...], per_card: int) -> Arrangement:
     base = sum(per_card + c.count for c in fixed)
 
     if any(live[1:14]) or wilds:
-        finals, back = _dp(live, wild_ok, wilds, per_card)
+        finals, back = _dp(live, wilds, per_card)
     else:
         finals, back = {0: 0}, None
 
@@ -213,7 +253,7 @@ def _solve(cards: tuple[Card, ...], per_card: int) -> Arrangement:
                 best = (total, key, k, cmeld, www, rem)
     _, key, k, cmeld, www, rem = best
 
-    melds, unmelded = _rebuild(back, key, live) if back is not None else ([], [])
+    melds, unmelded = _rebuild(back, key, live, wilds) if back is not None else ([], [])
     unmelded.extend(fixed)
     if cmeld:
         melds.append(make_count_group(counts, k))
@@ -232,9 +272,12 @@ def _solve(cards: tuple[Card, ...], per_card: int) -> Arrangement:
     return Arrangement(tuple(melds), tuple(unmelded), sum(c.count for c in unmelded))
 
 
-def _live_cells(held: list[int], wilds: int) -> tuple[list[int], list[int]]:
-    """Which natural cards could be in some meld, and in which sequence cells a
-    WILD could help (within two places of a live natural card of its suit)."""
+def _live_cells(held: list[int], wilds: int) -> list[int]:
+    """Which natural cards could be in some meld (per rank, a suit mask).
+
+    Without WILDs a card needs two more of its rank or two suit neighbours;
+    with one WILD, one more of its rank or a suit card within two places;
+    with two WILDs any card melds (it and the two WILDs make a group)."""
     live = [0] * 15
     for r in range(1, 14):
         h = held[r]
@@ -250,66 +293,103 @@ def _live_cells(held: list[int], wilds: int) -> tuple[list[int], list[int]]:
             if not h & bit:
                 continue
             for p in ps:
-                near = [q for q in (p - 2, p - 1, p + 1, p + 2) if 1 <= q <= 14 and held[q] & bit]
+                near = {q for q in (p - 2, p - 1, p + 1, p + 2) if 1 <= q <= 14 and held[q] & bit}
                 if wilds:
                     ok = bool(near)
                 else:
-                    nb = set(near)
-                    ok = ({p - 1, p + 1} <= nb or {p - 2, p - 1} <= nb or {p + 1, p + 2} <= nb)
+                    ok = ({p - 1, p + 1} <= near or {p - 2, p - 1} <= near
+                          or {p + 1, p + 2} <= near)
                 if ok:
                     live[r] |= bit
                     break
     live[14] = live[1]
-    wild_ok = [0] * 16
-    if wilds:
-        for p in range(1, 15):
-            for q in range(max(1, p - 2), min(14, p + 2) + 1):
-                wild_ok[p] |= live[q]
-    return live, wild_ok
+    return live
 
 
 def _combos(nat: int, wok: int):
     """Every way to fill the four cells of one position:
-    (filled mask, natural mask, WILDs used)."""
-    out = [(0, 0, 0)]
+    (filled mask, natural mask, WILD mask, WILDs used).
+
+    A WILD never fills a cell whose natural card is held: swapping it with
+    that card, wherever the card went, changes nothing or helps."""
+    out = [(0, 0, 0, 0)]
     for s in range(4):
         bit = 1 << s
         add = []
-        for fill, n, w in out:
+        for fill, n, wm, w in out:
             if nat & bit:
-                add.append((fill | bit, n | bit, w))
-            if wok & bit:
-                add.append((fill | bit, n, w + 1))
+                add.append((fill | bit, n | bit, wm, w))
+            elif wok & bit:
+                add.append((fill | bit, n, wm | bit, w + 1))
         out.extend(add)
     return out
 
 
-def _dp(live, wild_ok, wilds, per_card):
-    """Run the position DP; return (final state -> cost, back pointers)."""
+def _near_top(live: list[int], wilds: int) -> int:
+    """Suits whose ace may be worth keeping for A high: a live card of the
+    suit close enough below it (Q or K, or lower by one place per WILD)."""
+    near = 0
+    for q in range(max(2, 12 - wilds), 14):
+        near |= live[q]
+    return near
+
+
+def _tables_ge():
+    ge1, eq2 = [0] * 256, [0] * 256
+    for runs in range(256):
+        for s in range(4):
+            r = (runs >> 2 * s) & 3
+            if r >= 1:
+                ge1[runs] |= 1 << s
+            if r == 2:
+                eq2[runs] |= 1 << s
+    return ge1, eq2
+
+
+_GE1, _EQ2 = _tables_ge()
+
+
+def _dp(live, wilds, per_card):
+    """Run the position DP; return (final state -> cost, back pointers).
+
+    WILDs enter sequences only where a canonical optimal layout needs them:
+    filling a gap before a natural card of the run still within reach, or
+    the one cell that makes a two-card run three long (above it, or below
+    it for K A high)."""
     weights = [[0] * 16 for _ in range(15)]   # unmelded cost of a rank's card mask
     for p in range(1, 15):
         r = 1 if p == 14 else p
         for m in range(16):
             weights[p][m] = _POPCOUNT[m] * (per_card + r)
-
+    # aces worth keeping for A high: their suit has a live K or Q
+    keepable = live[1] & _near_top(live, wilds)
+    nat_at = live[:14] + [keepable]
     states = {0: 0}
     back = []
-    aces = live[1]
     for p in range(1, 15):
-        nat = aces if p == 14 else live[p]
-        combos = _combos(nat, wild_ok[p])
-        # group options per mask of leftover natural cards at this position:
-        # (natural mask grouped, WILDs added, cost now, aces kept for A high)
+        nat = nat_at[p]
+        ahead = [0] * 4
+        for d in range(1, 4):
+            ahead[d] = ahead[d - 1] | (nat_at[p + d] if p + d <= 14 else 0)
+        wok = 0
+        if wilds:
+            wok = ahead[min(3, wilds)] | 15    # refined per state below
+        start12 = nat_at[13] if p == 12 else 0
+        combos = _combos(nat, wok if wilds else 0)
         gopts = {}
-        for left in {nat & ~n for _, n, _ in combos}:
+        for left in {nat & ~n for _, n, _, _ in combos}:
             if p == 14:
                 gopts[left] = None
             elif p == 1:
-                opts = [(0, 0, 0, left)]
+                opts = []
                 sub = left
-                while sub:
+                while True:
                     g = _POPCOUNT[sub]
-                    opts.append((sub, max(0, 3 - g), 0, left & ~sub))
+                    rest = left & ~sub
+                    opts.append((sub, max(0, 3 - g) if sub else 0,
+                                 weights[1][rest & ~keepable], rest & keepable))
+                    if not sub:
+                        break
                     sub = (sub - 1) & left
                 gopts[left] = opts
             elif not left:
@@ -330,8 +410,10 @@ def _dp(live, wild_ok, wilds, per_card):
             need = _MUST[runs]
             nxt = _NEXT[runs]
             reached = _REACHED[runs]
-            for fill, n, w in combos:
-                if fill & need != need or u + w > wilds:
+            free = wilds - u
+            allow = (_GE1[runs] & ahead[min(free, 3)]) | _EQ2[runs] | (start12 & ~_GE1[runs])
+            for fill, n, wm, w in combos:
+                if fill & need != need or w > free or wm & ~allow:
                     continue
                 if p == 14:
                     if n & ~am:
@@ -352,13 +434,13 @@ def _dp(live, wild_ok, wilds, per_card):
                     if nk not in new or c < new[nk]:
                         new[nk] = c
                         ptr[nk] = (key, fill, n, gmask, k)
-        states = new
+        states = _prune(new) if len(new) > 24 else new
         back.append(ptr)
     finals = {k: c for k, c in states.items() if not _MUST[k & 255]}
     return finals, back
 
 
-def _rebuild(back, key, live):
+def _rebuild(back, key, live, wilds):
     """Walk the back pointers from a final state and build melds and leftovers."""
     steps = []
     for p in range(14, 0, -1):
@@ -386,9 +468,9 @@ def _rebuild(back, key, live):
             melds.append(make_group([natural[s] for s in range(4) if gmask >> s & 1], k))
         rest = left & ~gmask
         if p == 1:
-            kept_aces = rest
-        else:
-            unmelded.extend(natural[s] for s in range(4) if rest >> s & 1)
+            kept_aces = rest & live[1] & _near_top(live, wilds)
+            rest &= ~kept_aces
+        unmelded.extend(natural[s] for s in range(4) if rest >> s & 1)
     for s in range(4):
         run: list[tuple[int, bool]] = []
         for cell in cells[s] + [(99, False)]:
