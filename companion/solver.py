@@ -40,6 +40,7 @@ equally good layouts are broken by a fixed search order.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterable
 
 from .cards import RANKS, SUITS, WILD, Card, _BY_CODE, check_duplicates, parse_card
@@ -219,15 +220,26 @@ def _solve(cards: tuple[Card, ...], per_card: int) -> Arrangement:
     for r in range(1, 14):
         dead = held[r] & ~live[r]
         if dead:
-            for s in range(4):
-                if dead >> s & 1:
-                    fixed.append(_BY_CODE[RANKS[r - 1] + SUITS[s]])
+            fixed.extend(_BY_CODE[RANKS[r - 1] + SUITS[s]] for s in range(4) if dead >> s & 1)
     base = sum(per_card + c.count for c in fixed)
 
-    if any(live[1:14]) or wilds:
-        finals, back = _dp(live, wilds, per_card)
-    else:
-        finals, back = {0: 0}, None
+    # Natural cards fall into independent clusters; each is solved on its own
+    # for every number of WILDs it may use, then a tiny knapsack shares the
+    # WILDs out.  table: (WILDs used, any meld) -> (cost, chosen option per cluster)
+    table: dict[tuple[int, int], tuple[int, tuple]] = {(0, 0): (0, ())}
+    for comp in _clusters(live, wilds):
+        options = _cluster_options(comp, wilds, per_card)
+        new: dict[tuple[int, int], tuple[int, tuple]] = {}
+        for (u1, m1), (c1, ch1) in table.items():
+            for (u2, m2), opt in options.items():
+                u = u1 + u2
+                if u > wilds:
+                    continue
+                k = (u, m1 | m2)
+                c = c1 + opt[0]
+                if k not in new or c < new[k][0]:
+                    new[k] = (c, ch1 + (opt,))
+        table = new
 
     # COUNT cards: all of them in one COUNT group, topped up with WILDs.
     nc = len(counts)
@@ -240,8 +252,7 @@ def _solve(cards: tuple[Card, ...], per_card: int) -> Arrangement:
         count_options = [(0, count_cost, False), (3 - nc, 0, True)]
 
     best = None
-    for key, cost in finals.items():
-        u, m = (key >> 8) & 3, (key >> 10) & 1
+    for (u, m), (cost, chosen) in table.items():
         for k, ccost, cmeld in count_options:
             rem = wilds - u - k
             if rem < 0:
@@ -250,11 +261,13 @@ def _solve(cards: tuple[Card, ...], per_card: int) -> Arrangement:
             spare_free = m or cmeld or www
             total = base + cost + ccost + (0 if spare_free else rem * weight_wild)
             if best is None or total < best[0]:
-                best = (total, key, k, cmeld, www, rem)
-    _, key, k, cmeld, www, rem = best
+                best = (total, chosen, k, cmeld, www, rem)
+    _, chosen, k, cmeld, www, rem = best
 
-    melds, unmelded = _rebuild(back, key, live, wilds) if back is not None else ([], [])
-    unmelded.extend(fixed)
+    melds: list[Meld] = []
+    unmelded: list[Card] = list(fixed)
+    for opt in chosen:
+        _rebuild(opt, melds, unmelded)
     if cmeld:
         melds.append(make_count_group(counts, k))
     else:
@@ -270,6 +283,66 @@ def _solve(cards: tuple[Card, ...], per_card: int) -> Arrangement:
     unmelded.sort()
     melds.sort(key=lambda m: (m.cards[0], len(m.cards)))
     return Arrangement(tuple(melds), tuple(unmelded), sum(c.count for c in unmelded))
+
+
+def _clusters(live: list[int], wilds: int) -> list[list[int]]:
+    """Split the live natural cards into clusters that can never share a meld:
+    cards are linked when they have the same rank, or the same suit and are
+    at most ``wilds + 1`` places apart (aces sit at both 1 and 14).  Returns
+    per-cluster rank masks (index 1..13, 14 mirrors 1)."""
+    reach = wilds + 1
+    parent: dict[tuple[int, int], tuple[int, int]] = {}
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def union(a, b):
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+
+    cells = [(r, s) for r in range(1, 14) for s in range(4) if live[r] >> s & 1]
+    for c in cells:
+        parent[c] = c
+    for r, s in cells:
+        for s2 in range(s + 1, 4):
+            if live[r] >> s2 & 1:
+                union((r, s), (r, s2))
+        for p in ((r, 14) if r == 1 else (r,)):
+            for q in range(p + 1, min(14, p + reach) + 1):
+                rq = 1 if q == 14 else q
+                if live[rq] >> s & 1:
+                    union((r, s), (rq, s))
+    comps: dict[tuple[int, int], list[int]] = {}
+    for r, s in cells:
+        masks = comps.setdefault(find((r, s)), [0] * 15)
+        masks[r] |= 1 << s
+    out = list(comps.values())
+    for masks in out:
+        masks[14] = masks[1]
+    return out
+
+
+def _cluster_options(comp: list[int], wilds: int, per_card: int) -> dict:
+    """(WILDs used, any meld) -> (cost, how) for one cluster."""
+    cells = [(r, s) for r in range(1, 14) for s in range(4) if comp[r] >> s & 1]
+    if len(cells) == 1:
+        r, s = cells[0]
+        card = _BY_CODE[RANKS[r - 1] + SUITS[s]]
+        opts = {(0, 0): (per_card + r, "single", card)}
+        if wilds >= 2:
+            opts[(2, 1)] = (0, "group", card)
+        return opts
+    finals, ctx = _dp(comp, wilds, per_card)
+    opts = {}
+    for key, cost in finals.items():
+        k = ((key >> 8) & 3, (key >> 10) & 1)
+        if k not in opts or cost < opts[k][0]:
+            opts[k] = (cost, "dp", ctx, key)
+    return opts
 
 
 def _live_cells(held: list[int], wilds: int) -> list[int]:
@@ -349,57 +422,64 @@ def _tables_ge():
 _GE1, _EQ2 = _tables_ge()
 
 
-def _dp(live, wilds, per_card):
-    """Run the position DP; return (final state -> cost, back pointers).
+@lru_cache(maxsize=8192)
+def _plan(p: int, nat: int, keepable: int, with_wilds: bool, per_card: int):
+    """Everything about position p that does not depend on the state:
+    the cell fillings and, per mask of natural cards left over, the group
+    options (natural mask grouped, WILDs added, cost now, aces kept)."""
+    combos = _combos(nat, 15 if with_wilds else 0)
+    rank = 1 if p == 14 else p
+    gopts = {}
+    for left in {nat & ~n for _, n, _, _ in combos}:
+        if p == 14:
+            gopts[left] = _POPCOUNT[left] * (per_card + 1)
+        elif p == 1:
+            opts = []
+            sub = left
+            while True:
+                rest = left & ~sub
+                opts.append((sub, max(0, 3 - _POPCOUNT[sub]) if sub else 0,
+                             _POPCOUNT[rest & ~keepable] * (per_card + 1), rest & keepable))
+                if not sub:
+                    break
+                sub = (sub - 1) & left
+            gopts[left] = tuple(opts)
+        elif not left:
+            gopts[left] = ((0, 0, 0, 0),)
+        else:
+            g = _POPCOUNT[left]
+            opts = [(left, max(0, 3 - g), 0, 0)]
+            if g < 3:   # three or more of a rank always group
+                opts.append((0, 0, g * (per_card + rank), 0))
+            gopts[left] = tuple(opts)
+    return tuple(combos), gopts
+
+
+def _dp(comp: list[int], wilds: int, per_card: int):
+    """Run the position DP over one cluster; return (final state -> cost, context).
 
     WILDs enter sequences only where a canonical optimal layout needs them:
     filling a gap before a natural card of the run still within reach, or
     the one cell that makes a two-card run three long (above it, or below
     it for K A high)."""
-    weights = [[0] * 16 for _ in range(15)]   # unmelded cost of a rank's card mask
-    for p in range(1, 15):
-        r = 1 if p == 14 else p
-        for m in range(16):
-            weights[p][m] = _POPCOUNT[m] * (per_card + r)
-    # aces worth keeping for A high: their suit has a live K or Q
-    keepable = live[1] & _near_top(live, wilds)
-    nat_at = live[:14] + [keepable]
+    keepable = comp[1] & _near_top(comp, wilds)
+    nat_at = comp[:14] + [keepable, 0, 0, 0]
+    used = [p for p in range(1, 15) if nat_at[p]]
+    lo, hi = used[0], used[-1]
+    if wilds:
+        hi = min(14, hi + 1)
+        if nat_at[13] & keepable:
+            lo = min(lo, 12)
+    positions = range(lo, hi + 1)
+    ace_cost = per_card + 1
     states = {0: 0}
     back = []
-    for p in range(1, 15):
+    for p in positions:
         nat = nat_at[p]
-        ahead = [0] * 4
-        for d in range(1, 4):
-            ahead[d] = ahead[d - 1] | (nat_at[p + d] if p + d <= 14 else 0)
-        wok = 0
-        if wilds:
-            wok = ahead[min(3, wilds)] | 15    # refined per state below
-        start12 = nat_at[13] if p == 12 else 0
-        combos = _combos(nat, wok if wilds else 0)
-        gopts = {}
-        for left in {nat & ~n for _, n, _, _ in combos}:
-            if p == 14:
-                gopts[left] = None
-            elif p == 1:
-                opts = []
-                sub = left
-                while True:
-                    g = _POPCOUNT[sub]
-                    rest = left & ~sub
-                    opts.append((sub, max(0, 3 - g) if sub else 0,
-                                 weights[1][rest & ~keepable], rest & keepable))
-                    if not sub:
-                        break
-                    sub = (sub - 1) & left
-                gopts[left] = opts
-            elif not left:
-                gopts[left] = [(0, 0, 0, 0)]
-            else:
-                g = _POPCOUNT[left]
-                opts = [(left, max(0, 3 - g), 0, 0)]
-                if g < 3:
-                    opts.append((0, 0, weights[p][left], 0))
-                gopts[left] = opts
+        combos, gopts = _plan(p, nat, keepable if p == 1 else 0, wilds > 0, per_card)
+        ahead = (0, nat_at[p + 1], nat_at[p + 1] | nat_at[p + 2],
+                 nat_at[p + 1] | nat_at[p + 2] | nat_at[p + 3])
+        start12 = nat_at[13] & keepable if p == 12 else 0
         new: dict[int, int] = {}
         ptr: dict[int, tuple] = {}
         for key, cost in states.items():
@@ -411,7 +491,8 @@ def _dp(live, wilds, per_card):
             nxt = _NEXT[runs]
             reached = _REACHED[runs]
             free = wilds - u
-            allow = (_GE1[runs] & ahead[min(free, 3)]) | _EQ2[runs] | (start12 & ~_GE1[runs])
+            ge1 = _GE1[runs]
+            allow = (ge1 & ahead[free if free < 3 else 3]) | _EQ2[runs] | (start12 & ~ge1)
             for fill, n, wm, w in combos:
                 if fill & need != need or w > free or wm & ~allow:
                     continue
@@ -419,7 +500,7 @@ def _dp(live, wilds, per_card):
                     if n & ~am:
                         continue
                     nk = nxt[fill] | (u + w) << 8 | (m | reached[fill]) << 10
-                    c = cost + weights[14][am & ~n]
+                    c = cost + _POPCOUNT[am & ~n] * ace_cost
                     if nk not in new or c < new[nk]:
                         new[nk] = c
                         ptr[nk] = (key, fill, n, 0, 0)
@@ -436,20 +517,25 @@ def _dp(live, wilds, per_card):
                         ptr[nk] = (key, fill, n, gmask, k)
         states = _prune(new) if len(new) > 24 else new
         back.append(ptr)
-    finals = {k: c for k, c in states.items() if not _MUST[k & 255]}
-    return finals, back
+    finals = {k: c for k, c in states.items() if not _MUST[k & 255] and not k >> 11}
+    return finals, (positions, back, comp, keepable)
 
 
-def _rebuild(back, key, live, wilds):
-    """Walk the back pointers from a final state and build melds and leftovers."""
+def _rebuild(opt, melds: list[Meld], unmelded: list[Card]) -> None:
+    """Turn one cluster's chosen option into melds and leftovers."""
+    if opt[1] == "single":
+        unmelded.append(opt[2])
+        return
+    if opt[1] == "group":
+        melds.append(make_group([opt[2]], 2))
+        return
+    _, _, (positions, back, comp, keepable), key = opt
     steps = []
-    for p in range(14, 0, -1):
-        prev, fill, n, gmask, k = back[p - 1][key]
-        steps.append((p, fill, n, gmask, k))
+    for i in range(len(positions) - 1, -1, -1):
+        prev, fill, n, gmask, k = back[i][key]
+        steps.append((positions[i], fill, n, gmask, k))
         key = prev
     steps.reverse()
-    melds: list[Meld] = []
-    unmelded: list[Card] = []
     cells: list[list[tuple[int, bool]]] = [[] for _ in range(4)]
     kept_aces = 0
     for p, fill, n, gmask, k in steps:
@@ -459,18 +545,17 @@ def _rebuild(back, key, live, wilds):
                 cells[s].append((p, bool(n >> s & 1)))
         natural = [_BY_CODE[RANKS[rank - 1] + SUITS[s]] for s in range(4)]
         if p == 14:
-            for s in range(4):
-                if kept_aces >> s & 1 and not n >> s & 1:
-                    unmelded.append(natural[s])
+            unmelded.extend(natural[s] for s in range(4) if (kept_aces & ~n) >> s & 1)
             continue
-        left = live[p] & ~n
+        rest = comp[p] & ~n & ~gmask
         if gmask:
             melds.append(make_group([natural[s] for s in range(4) if gmask >> s & 1], k))
-        rest = left & ~gmask
         if p == 1:
-            kept_aces = rest & live[1] & _near_top(live, wilds)
+            kept_aces = rest & keepable
             rest &= ~kept_aces
         unmelded.extend(natural[s] for s in range(4) if rest >> s & 1)
+    if positions[-1] < 14:
+        unmelded.extend(_BY_CODE["A" + SUITS[s]] for s in range(4) if kept_aces >> s & 1)
     for s in range(4):
         run: list[tuple[int, bool]] = []
         for cell in cells[s] + [(99, False)]:
@@ -478,7 +563,6 @@ def _rebuild(back, key, live, wilds):
                 melds.append(make_sequence(SUITS[s], run[0][0], [nat for _, nat in run]))
                 run = []
             run.append(cell)
-    return melds, unmelded
 
 
 def _place_spare_wilds(melds: list[Meld], spare: int) -> list[Meld]:
