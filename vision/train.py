@@ -55,6 +55,46 @@ def train_detector(data: str, epochs: int, imgsz: int, batch: int, name: str, fr
     return DETECTOR_PT
 
 
+def detector_view(src_yaml: Path, out: Path, splits: tuple[str, ...] = ("train", "val")) -> Path:
+    """A one-class copy of a code-labelled dataset for the detector: images hard-linked, CARD boxes dropped.
+
+    ``single_cls`` alone would turn the whole-card outline boxes into 'index'
+    boxes, so the detector gets its own label files instead.
+    """
+    import os
+
+    import yaml
+
+    from vision.classifier_train import _dataset_images, _label_path
+
+    out = Path(out)
+    entries = {}
+    for split in splits:
+        images, names = _dataset_images(Path(src_yaml), split)
+        if not images:
+            continue
+        (out / split / "images").mkdir(parents=True, exist_ok=True)
+        (out / split / "labels").mkdir(parents=True, exist_ok=True)
+        for img in images:
+            dst = out / split / "images" / img.name
+            if not dst.exists():
+                try:
+                    os.link(img, dst)
+                except OSError:
+                    shutil.copyfile(img, dst)
+            lp = _label_path(img)
+            rows = []
+            for line in (lp.read_text().splitlines() if lp.exists() else []):
+                parts = line.split()
+                if len(parts) == 5 and names[int(parts[0])] != "CARD":
+                    rows.append("0 " + " ".join(parts[1:]))
+            (out / split / "labels" / f"{img.stem}.txt").write_text("\n".join(rows) + ("\n" if rows else ""))
+        entries[split] = f"{split}/images"
+    data = out / "data.yaml"
+    data.write_text(yaml.safe_dump({"path": str(out.resolve()), **entries, "names": {0: "index"}}))
+    return data
+
+
 def export_detector(imgsz: int) -> Path:
     ultra_offline.configure()
     from ultralytics import YOLO
@@ -80,6 +120,9 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("--lr0", type=float, default=None)
     d.add_argument("--name", default="detector")
     d.add_argument("--fresh", action="store_true", help="start from the yaml, not models/corner_detector.pt")
+    v = sub.add_parser("detector-view", help="one-class copy of a code-labelled dataset for the detector")
+    v.add_argument("data")
+    v.add_argument("--out", required=True)
     e = sub.add_parser("export", help="export the detector to ONNX")
     e.add_argument("--imgsz", type=int, default=640)
     c = sub.add_parser("classifier", help="train (resume) the index classifier")
@@ -92,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
     elif args.what == "detector":
         print(train_detector(args.data, args.epochs, args.imgsz, args.batch, args.name, args.fresh,
                              args.fraction, args.workers, args.lr0))
+    elif args.what == "detector-view":
+        print(detector_view(Path(args.data), Path(args.out)))
     elif args.what == "export":
         print(export_detector(args.imgsz))
     elif args.what == "classifier":
