@@ -35,21 +35,36 @@ class FakeReader:
         self.photos: dict[bytes, list[tuple[str, float]]] = {}
         self.calls = 0
 
-    def add(self, cards: list[tuple[str, float]], color=(30, 110, 60)) -> bytes:
-        from PIL import Image
+    def add(self, cards: list[tuple[str, float]]) -> bytes:
+        """A drawn 800x600 'photo' of the cards (unique bytes per call)."""
+        from PIL import Image, ImageDraw
+        img = Image.new("RGB", (800, 600), (31, 107 + len(self.photos) % 20, 69))
+        d = ImageDraw.Draw(img)
+        for i, (code, _) in enumerate(cards):
+            x1, y1, x2, y2 = self.box(i)
+            d.rounded_rectangle((x1, y1, x2 + 40, y2 + 120), 12, fill=(250, 250, 245),
+                                outline=(40, 40, 40), width=2)
+            red = code[-1] in "DH"
+            d.text((x1 + 10, y1 + 10), code, fill=(190, 30, 40) if red else (20, 20, 20),
+                   font_size=34)
         buf = io.BytesIO()
-        Image.new("RGB", (80, 60), (color[0], color[1], color[2] + len(self.photos))).save(buf, "PNG")
+        img.save(buf, "PNG")
         data = buf.getvalue()
         self.photos[data] = cards
         return data
+
+    @staticmethod
+    def box(i: int) -> tuple:
+        x = 40 + 150 * (i % 5)
+        y = 120 + 240 * (i // 5)
+        return (x, y, x + 90, y + 70)
 
     def read(self, data: bytes):
         self.calls += 1
         if data not in self.photos:
             from vision.errors import PhotoError
             raise PhotoError("This file is not a photo the fake reader knows.")
-        cards = [FakeCard(code, conf, (20 + 90 * i, 40, 100 + 90 * i, 160))
-                 for i, (code, conf) in enumerate(self.photos[data])]
+        cards = [FakeCard(code, conf, self.box(i)) for i, (code, conf) in enumerate(self.photos[data])]
         return FakeReading(cards=cards, warnings=["fake warning"] if len(cards) > 9 else [])
 
 

@@ -127,7 +127,9 @@
     if (!st.reading) return;
     svg.setAttribute("viewBox", "0 0 " + st.reading.width + " " + st.reading.height);
     svg.setAttribute("preserveAspectRatio", "none");
-    const fontSize = Math.max(14, Math.round(st.reading.width / 45));
+    // ~13 CSS px whatever the photo's resolution and the screen's width
+    const shown = this.el.img.clientWidth || st.reading.width;
+    const fontSize = Math.max(8, Math.round(13 * st.reading.width / shown));
     st.reading.cards.forEach((rc, j) => {
       const i = (st.links || []).indexOf(j);
       const cur = i >= 0 ? st.cards[i] : null;
@@ -143,6 +145,7 @@
       const t = document.createElementNS(NS, "text");
       t.setAttribute("x", x1 + 2); t.setAttribute("y", Math.max(fontSize, y1 - 4));
       t.setAttribute("font-size", fontSize);
+      t.setAttribute("stroke-width", Math.max(2, fontSize / 5));
       if (cls === "low") t.setAttribute("class", "low");
       t.textContent = text;
       svg.append(r, t);
@@ -248,6 +251,11 @@
   }
 
   root.querySelectorAll("section.hand").forEach((sec) => sections.set(sec.dataset.seat, new HandEditor(sec)));
+  let resizeTimer = null;
+  window.addEventListener("resize", () => {
+    clearTimeout(resizeTimer);
+    resizeTimer = setTimeout(() => sections.forEach((ed) => ed.renderOverlay()), 150);
+  });
   renderIssues();
 
   // Other phones may be saving their hands: refresh every few seconds.

@@ -489,28 +489,42 @@ def tie_picture(table: G.Table, g: G.Game, rows: list[dict]) -> dict:
     n = len(table.players)
     tb = g.result.get("tie_break") or {}
     tied = set(tb.get("tied") or []) if isinstance(tb, dict) else set()
-    cx, cy, r = 200, 170, 118
+    if not tied:  # derive from the counts compared
+        live = [rw for rw in rows if not rw["hand"].dropped]
+        comp = {rw["name"]: rw["standing"].get("compared", rw["standing"].get(
+            "count", (rw["score"] or {}).get("count"))) for rw in live}
+        low = min((v for v in comp.values() if v is not None), default=None)
+        tied = {name for name, v in comp.items() if v == low}
+    cx, cy, r = 210, 190, 112
     seats = []
     for k, seat in enumerate(G.turn_order(n, g.first_player)):
         # k = position in turn order; clockwise on screen from the bottom (6 o'clock)
         theta = math.pi + 2 * math.pi * k / n
-        x, y = cx + r * math.sin(theta), cy - r * math.cos(theta)
+        sx, sy = math.sin(theta), -math.cos(theta)
+        x, y = cx + r * sx, cy + r * sy
         name = table.players[seat]
         row = next(rw for rw in rows if rw["seat"] == seat)
         count = row["standing"].get("count", (row["score"] or {}).get("count"))
+        if sx > 0.35:
+            anchor, lx, ly = "start", x + 27, y
+        elif sx < -0.35:
+            anchor, lx, ly = "end", x - 27, y
+        else:
+            anchor, lx, ly = "middle", x, (y + 40 if sy > 0 else y - 44)
         seats.append({"seat": seat, "name": name, "x": round(x, 1), "y": round(y, 1),
                       "turn": k + 1, "first": k == 0, "tied": name in tied,
                       "winner": g.winner == seat, "dropped": row["hand"].dropped,
-                      "count": count,
-                      "lx": round(cx + (r + 46) * math.sin(theta), 1),
-                      "ly": round(cy - (r + 46) * math.cos(theta), 1)})
-    # clockwise arc inside the seats, from ~200deg to ~320deg
-    ar = r - 45
-    a0, a1 = math.radians(200), math.radians(300)
+                      "count": count, "anchor": anchor, "lx": round(lx, 1), "ly": round(ly, 1)})
+    # a clockwise arc just inside the seats, starting after the first player
+    ar = r - 42
+    a0, a1 = math.pi + 0.45, math.pi + 0.45 + 1.9
     arc = {"x0": round(cx + ar * math.sin(a0), 1), "y0": round(cy - ar * math.cos(a0), 1),
            "x1": round(cx + ar * math.sin(a1), 1), "y1": round(cy - ar * math.cos(a1), 1),
            "r": ar}
-    return {"seats": seats, "cx": cx, "cy": cy, "r": r, "arc": arc, "tb": tb,
+    top = min(min(st["y"] - 30, st["ly"] - 22) for st in seats)
+    bottom = max(max(st["y"] + 30, st["ly"] + 22) for st in seats)
+    viewbox = f"0 {round(top)} {2 * cx} {round(bottom - top)}"
+    return {"seats": seats, "cx": cx, "cy": cy, "r": r, "arc": arc, "tb": tb, "viewbox": viewbox,
             "tied_names": [s["name"] for s in seats if s["tied"]]}
 
 
