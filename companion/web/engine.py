@@ -182,3 +182,44 @@ def match_state(n_players: int, first_player: int, winners: Sequence[int | None]
         else:
             why = "same as last game: it had no winner"
     return {"wins": wins, "winner": winner, "next_first": first, "why": why}
+
+
+# --- first dealer --------------------------------------------------------------
+
+_RANK_ORDER = {r: i for i, r in enumerate(("A", "2", "3", "4", "5", "6", "7", "8", "9", "10",
+                                          "J", "Q", "K"))}
+_SUIT_ORDER = {"H": 0, "D": 1, "C": 2, "S": 3}
+
+
+def first_dealer_outcome(players: Sequence[str], dealer: int, deal: dict[int, list[str]],
+                         seating: bool) -> dict:
+    """Who deals first from the preliminary face-up deal.
+
+    ``deal``: seat -> the face-up cards that player was dealt, in order (optional
+    cards, then one regular card).  Returns ``{"dealer": name, "regular": [(name,
+    code)], "explanation": str, "seating": [names] | None}``.
+    """
+    try:
+        from companion import preliminary
+    except ImportError:
+        preliminary = None
+    if preliminary is not None and hasattr(preliminary, "web_outcome"):
+        return preliminary.web_outcome(players, dealer, deal, seating)
+    from companion.errors import DealError
+    regular = []
+    for seat, name in enumerate(players):
+        cards = deal.get(seat) or []
+        regs = [c for c in cards if c in REGULAR]
+        if not regs:
+            raise DealError(f"{name} needs a regular card: keep dealing {name} face-up cards "
+                            "until one of the 52 regular cards turns up.")
+        if len(regs) > 1 or cards[-1] not in REGULAR:
+            raise DealError(f"{name}'s face-up cards stop at the first regular card "
+                            f"({regs[0]}); remove the cards after it.")
+        regular.append((name, regs[0]))
+    key = lambda nc: (_RANK_ORDER[nc[1][:-1]], _SUIT_ORDER[nc[1][-1]])  # noqa: E731
+    best = max(regular, key=key)
+    ranked = sorted(regular, key=key, reverse=True)
+    expl = ("Highest regular card first: " + ", ".join(f"{n} {c}" for n, c in ranked)
+            + f". {best[0]} deals.")
+    return {"dealer": best[0], "regular": regular, "explanation": expl, "seating": None}

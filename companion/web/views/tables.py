@@ -521,8 +521,9 @@ def tie_picture(table: G.Table, g: G.Game, rows: list[dict]) -> dict:
     arc = {"x0": round(cx + ar * math.sin(a0), 1), "y0": round(cy - ar * math.cos(a0), 1),
            "x1": round(cx + ar * math.sin(a1), 1), "y1": round(cy - ar * math.cos(a1), 1),
            "r": ar}
-    top = min(min(st["y"] - 30, st["ly"] - 22) for st in seats)
-    bottom = max(max(st["y"] + 30, st["ly"] + 22) for st in seats)
+    felt = r - 22
+    top = min([cy - felt - 8] + [min(st["y"] - 30, st["ly"] - 22) for st in seats])
+    bottom = max([cy + felt + 8] + [max(st["y"] + 30, st["ly"] + 22) for st in seats])
     viewbox = f"0 {round(top)} {2 * cx} {round(bottom - top)}"
     return {"seats": seats, "cx": cx, "cy": cy, "r": r, "arc": arc, "tb": tb, "viewbox": viewbox,
             "tied_names": [s["name"] for s in seats if s["tied"]]}
