@@ -10,10 +10,18 @@ import re
 
 from . import engine
 
+def _going_out(hand: list[str], rule: str) -> dict:
+    return {"players": [{"name": "Ann", "hand": hand, "dropped": False},
+                        {"name": "Bob", "hand": ["AS", "2S"], "dropped": False}],
+            "end": {"type": "go_out", "player": "Ann"},
+            "variations": {"going_out": rule}}
+
+
 # An example: (kind, cards, caption, expected)
 #   kind "meld":  expected = True/False  (the engine's explain_meld must agree)
 #   kind "count": expected = the hand's count
 #   kind "cards": just drawn
+#   kind "round": cards = round JSON; expected = the winner's name (None: no winner)
 SECTIONS: list[dict] = [
     {"id": "cards", "title": "The cards and how to write them", "points": [
         "One deck of 64 cards: the 52 regular playing cards and 12 optional cards.",
@@ -81,14 +89,28 @@ SECTIONS: list[dict] = [
         "Four 7’s variation: laying down all four natural 7s wins outright (a WILD does not count as a 7).",
         "Stockpile exhausted: the game ends when a player in turn declines to draw from the discard pile (then the lowest count wins, ties as below), or declares, or goes out — or when everyone agrees on a tie game, which has no winner.",
     ], "examples": [
-        ("count", ["2H", "3H", "4H", "5H", "6H", "9C"], "Going out: five cards melded, one left over — allowed (standard and minor), not with Going Out Major.", None),
-        ("count", ["2H", "3H", "4H", "8S", "8C", "8D"], "Two 3-card melds: goes out normally, but not under Going Out Minor.", None),
+        ("round", _going_out(["2H", "3H", "4H", "5H", "6H", "9C"], "standard"),
+         "Going out with five cards melded and one left over.", "Ann"),
+        ("round", _going_out(["2H", "3H", "4H", "5H", "6H", "9C"], "major"),
+         "The same hand under Going Out Major: not one single meld.", None),
+        ("round", _going_out(["2H", "3H", "4H", "8S", "8C", "8D"], "minor"),
+         "Two 3-card melds under Going Out Minor: not allowed.", None),
+        ("round", _going_out(["2H", "3H", "4H", "5H", "6H", "7H"], "minor"),
+         "A six-card run under Going Out Minor: one meld, fine.", "Ann"),
     ]},
     {"id": "ties", "title": "Ties", "points": [
         "When two or more players share the lowest count, the one sitting furthest to the left of the first player wins — that is, the tied player latest in turn order.",
         "So the first player loses every tie.",
         "The result page draws the table when there is a tie: seats clockwise, who drew first, the turn order, and the winner.",
-    ], "examples": []},
+    ], "examples": [
+        ("round", {"players": [
+            {"name": "Bob", "hand": ["5H", "6H", "7H", "5C"], "dropped": False},
+            {"name": "Cat", "hand": ["KS", "QD", "JC"], "dropped": False},
+            {"name": "Ann", "hand": ["AS", "2D", "2C"], "dropped": False}],
+          "end": {"type": "declare", "player": "Bob"}, "variations": {}},
+         "Bob drew first and declared with a count of 5; Ann also has 5. Turn order is Bob, Cat, "
+         "Ann, so Ann sits furthest to Bob’s left and wins the tie.", "Ann"),
+    ]},
     {"id": "match", "title": "A match", "points": [
         "A match is won by the first player to win 2 games.",
         "The winner of a game draws first in the next game; after a tie game the same player draws first again.",
@@ -118,6 +140,12 @@ def render_sections() -> list[dict]:
                     ex.update(ok=ok, reason=reason)
                 elif kind == "count":
                     ex["score"] = engine.score(codes)
+                elif kind == "round":
+                    rj = {**codes, "variations": {"gin": False, "declare_bonus": False,
+                                                  "going_out": "standard", "four_sevens": False,
+                                                  **codes.get("variations", {})}}
+                    ex["round"] = rj
+                    ex["result"] = engine.round_result(rj)
             except Exception as exc:  # engine not ready: still show the cards
                 ex["engine_error"] = str(exc)
             examples.append(ex)

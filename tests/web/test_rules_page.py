@@ -58,6 +58,8 @@ def test_examples_agree_with_the_engine():
             assert "engine_error" not in ex, ex
             if ex["kind"] == "meld":
                 assert ex["ok"] is ex["expected"], ex
+            elif ex["kind"] == "round":
+                assert ex["result"]["winner"] == ex["expected"], ex
             elif ex["kind"] == "count" and ex["expected"] is not None:
                 assert ex["score"]["count"] == ex["expected"], ex
 
