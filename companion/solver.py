@@ -41,9 +41,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import attrgetter
 from typing import Iterable
 
-from .cards import RANKS, SUITS, WILD, Card, _BY_CODE, check_duplicates, parse_card
+from .cards import (ALL_KINDS, RANKS, SUITS, WILD, WILD_COPIES, Card, _BY_CODE,
+                    check_duplicates, parse_card)
 from .errors import RummyError
 from .melds import (GROUP, SEQUENCE, Meld, check_meld, make_count_group, make_group,
                     make_sequence)
@@ -102,6 +104,7 @@ def _build_tables():
 
 
 _NEXT, _REACHED, _MUST = _build_tables()
+_REACHED10 = [[1024 if x else 0 for x in row] for row in _REACHED]
 
 
 def _build_dominance():
@@ -146,9 +149,22 @@ _POPCOUNT = [bin(i).count("1") for i in range(16)]
 _SUIT_BIT = {s: i for i, s in enumerate(SUITS)}
 
 
-def _as_hand(hand: Iterable[Card | str]) -> tuple[Card, ...]:
-    cards = tuple(sorted(c if isinstance(c, Card) else parse_card(c) for c in hand))
-    check_duplicates(cards)
+_INDEX = attrgetter("index")
+_WILD_INDEX = WILD.index
+_COUNT_OF = tuple(c.count for c in ALL_KINDS)
+
+
+def _as_hand(hand: Iterable[Card | str]) -> list[Card]:
+    """The hand as sorted cards (so the answer ignores input order), checked
+    for impossible duplicates."""
+    cards = [c if isinstance(c, Card) else parse_card(c) for c in hand]
+    cards.sort(key=_INDEX)
+    n = len(cards)
+    distinct = len({c.index for c in cards})
+    if distinct != n:
+        nw = sum(1 for c in cards if c.index == _WILD_INDEX)
+        if nw > WILD_COPIES or distinct != n - nw + 1:
+            check_duplicates(cards)
     return cards
 
 
@@ -199,28 +215,35 @@ def can_go_out(hand: Iterable[Card | str], rule: str = "standard") -> bool:
 
 
 # ---------------------------------------------------------------------------
-def _solve(cards: tuple[Card, ...], per_card: int) -> Arrangement:
+def _solve(cards: list[Card], per_card: int) -> Arrangement:
     wilds = 0
     counts: list[Card] = []
     fixed: list[Card] = []            # never meld, or can't meld in this hand
-    held = [0] * 15                   # suit bitmask of natural cards per rank 1..13
+    sm = [0, 0, 0, 0]                 # per suit, bit r set for rank r held
     for c in cards:
-        if c.is_regular:
-            held[c.rank] |= 1 << _SUIT_BIT[c.suit]
-        elif c.is_wild:
+        i = c.index
+        if i < 52:
+            sm[i // 13] |= 2 << (i % 13)
+        elif i == _WILD_INDEX:
             wilds += 1
-        elif c.kind == "count":
+        elif i < 58:
             counts.append(c)
         else:
             fixed.append(c)
-    held[14] = held[1]
+    live_bits = _live_bits(sm, wilds)
+    if not any(live_bits) and not wilds and len(counts) < 3:
+        # nothing can meld: the common case for small hands, answered at once
+        return Arrangement((), tuple(cards), sum(_COUNT_OF[c.index] for c in cards))
     weight_wild = per_card + 20
-
-    live = _live_cells(held, wilds)
-    for r in range(1, 14):
-        dead = held[r] & ~live[r]
-        if dead:
-            fixed.extend(_BY_CODE[RANKS[r - 1] + SUITS[s]] for s in range(4) if dead >> s & 1)
+    live = [0] * 15
+    for s in range(4):
+        lb, dead = live_bits[s], sm[s] & ~live_bits[s]
+        for r in range(1, 14):
+            if lb >> r & 1:
+                live[r] |= 1 << s
+            elif dead >> r & 1:
+                fixed.append(_BY_CODE[RANKS[r - 1] + SUITS[s]])
+    live[14] = live[1]
     base = sum(per_card + c.count for c in fixed)
 
     # Natural cards fall into independent clusters; each is solved on its own
@@ -345,38 +368,31 @@ def _cluster_options(comp: list[int], wilds: int, per_card: int) -> dict:
     return opts
 
 
-def _live_cells(held: list[int], wilds: int) -> list[int]:
-    """Which natural cards could be in some meld (per rank, a suit mask).
+def _live_bits(sm: list[int], wilds: int) -> list[int]:
+    """Per suit, the ranks (bit r) of natural cards that could be in some meld.
 
-    Without WILDs a card needs two more of its rank or two suit neighbours;
-    with one WILD, one more of its rank or a suit card within two places;
-    with two WILDs any card melds (it and the two WILDs make a group)."""
-    live = [0] * 15
-    for r in range(1, 14):
-        h = held[r]
-        if not h:
-            continue
-        n = _POPCOUNT[h]
-        if wilds >= 2 or (wilds == 1 and n >= 2) or n >= 3:
-            live[r] = h
-            continue
-        ps = [r, 14] if r == 1 else [r]
-        for s in range(4):
-            bit = 1 << s
-            if not h & bit:
-                continue
-            for p in ps:
-                near = {q for q in (p - 2, p - 1, p + 1, p + 2) if 1 <= q <= 14 and held[q] & bit}
-                if wilds:
-                    ok = bool(near)
-                else:
-                    ok = ({p - 1, p + 1} <= near or {p - 2, p - 1} <= near
-                          or {p + 1, p + 2} <= near)
-                if ok:
-                    live[r] |= bit
-                    break
-    live[14] = live[1]
-    return live
+    Without WILDs a card needs two more of its rank or two suit neighbours
+    making three in a row; with one WILD, one more of its rank or a suit card
+    within two places; with two WILDs any card melds (it and the two WILDs)."""
+    if wilds >= 2:
+        return list(sm)
+    a, b, c, d = sm
+    if wilds == 0:
+        grp = (a & b & (c | d)) | (c & d & (a | b))
+    else:
+        grp = ((a | b) & (c | d)) | (a & b) | (c & d)
+    out = []
+    for m in sm:
+        mm = m | (m & 2) << 13                      # the ace also sits at 14
+        if wilds == 0:
+            t = mm & (mm >> 1) & (mm >> 2)
+            seq = t | t << 1 | t << 2
+        else:
+            seq = mm << 1 | mm >> 1 | mm << 2 | mm >> 2
+        seq &= mm
+        seq = (seq | (seq >> 13 & 2)) & 0x3FFE
+        out.append(m & (seq | grp))
+    return out
 
 
 def _combos(nat: int, wok: int):
@@ -452,12 +468,37 @@ def _plan(p: int, nat: int, keepable: int, with_wilds: bool, per_card: int):
             if g < 3:   # three or more of a rank always group
                 opts.append((0, 0, g * (per_card + rank), 0))
             gopts[left] = tuple(opts)
-    return tuple(combos), gopts
+    return (tuple(combos), gopts, {}, p, nat)
 
 
-def _dp(comp: list[int], wilds: int, per_card: int):
+def _transitions(plan, allow: int, need: int, free: int):
+    """The moves a state may make at a position, flattened:
+    (filled, natural, WILDs<<8, grouped, WILDs in group, cost, kept aces<<11,
+    meld flag<<10).  Every run of 1 or 2 goes on, WILDs go only in allowed
+    cells, and no more WILDs than are left."""
+    combos, gopts, cache, p, _nat = plan
+    key = allow << 8 | need << 4 | free
+    out = cache.get(key)
+    if out is None:
+        out = []
+        for fill, n, wm, w in combos:
+            if fill & need != need or w > free or wm & ~allow:
+                continue
+            if p == 14:
+                out.append((fill, n, w << 8, 0, 0, 0, 0, 0))
+                continue
+            for gmask, k, gc, defer in gopts[plan[4] & ~n]:
+                if w + k <= free:
+                    out.append((fill, n, (w + k) << 8, gmask, k, gc, defer << 11,
+                                1024 if gmask else 0))
+        out = cache[key] = tuple(out)
+    return out
+
+
+def _dp(comp: list[int], wilds: int, per_card: int, limit: int | None = None):
     """Run the position DP over one cluster; return (final state -> cost, context).
 
+    States costing more than ``limit`` are dropped (see ``_solve``).
     WILDs enter sequences only where a canonical optimal layout needs them:
     filling a gap before a natural card of the run still within reach, or
     the one cell that makes a two-card run three long (above it, or below
@@ -472,11 +513,13 @@ def _dp(comp: list[int], wilds: int, per_card: int):
             lo = min(lo, 12)
     positions = range(lo, hi + 1)
     ace_cost = per_card + 1
+    if limit is None:
+        limit = 1 << 60
     states = {0: 0}
     back = []
     for p in positions:
         nat = nat_at[p]
-        combos, gopts = _plan(p, nat, keepable if p == 1 else 0, wilds > 0, per_card)
+        plan = _plan(p, nat, keepable if p == 1 else 0, wilds > 0, per_card)
         ahead = (0, nat_at[p + 1], nat_at[p + 1] | nat_at[p + 2],
                  nat_at[p + 1] | nat_at[p + 2] | nat_at[p + 3])
         start12 = nat_at[13] & keepable if p == 12 else 0
@@ -484,38 +527,34 @@ def _dp(comp: list[int], wilds: int, per_card: int):
         ptr: dict[int, tuple] = {}
         for key, cost in states.items():
             runs = key & 255
-            u = (key >> 8) & 3
-            m = (key >> 10) & 1
-            am = key >> 11
-            need = _MUST[runs]
+            u8 = key & 768
+            free = wilds - (u8 >> 8)
+            hi_bits = key & ~1023
             nxt = _NEXT[runs]
-            reached = _REACHED[runs]
-            free = wilds - u
+            r10 = _REACHED10[runs]
             ge1 = _GE1[runs]
             allow = (ge1 & ahead[free if free < 3 else 3]) | _EQ2[runs] | (start12 & ~ge1)
-            for fill, n, wm, w in combos:
-                if fill & need != need or w > free or wm & ~allow:
-                    continue
-                if p == 14:
+            trans = _transitions(plan, allow, _MUST[runs], free)
+            if p == 14:
+                am = key >> 11
+                for fill, n, wk8, _g, _k, _c, _d, _f in trans:
                     if n & ~am:
                         continue
-                    nk = nxt[fill] | (u + w) << 8 | (m | reached[fill]) << 10
+                    nk = nxt[fill] | (u8 + wk8) | (key & 1024) | r10[fill]
                     c = cost + _POPCOUNT[am & ~n] * ace_cost
-                    if nk not in new or c < new[nk]:
+                    if c <= limit and (nk not in new or c < new[nk]):
                         new[nk] = c
                         ptr[nk] = (key, fill, n, 0, 0)
+                continue
+            for fill, n, wk8, gmask, k, gc, d11, f10 in trans:
+                c = cost + gc
+                if c > limit:
                     continue
-                for gmask, k, gc, defer in gopts[nat & ~n]:
-                    uu = u + w + k
-                    if uu > wilds:
-                        continue
-                    mm = m | reached[fill] | (1 if gmask else 0)
-                    nk = nxt[fill] | uu << 8 | mm << 10 | (am | defer) << 11
-                    c = cost + gc
-                    if nk not in new or c < new[nk]:
-                        new[nk] = c
-                        ptr[nk] = (key, fill, n, gmask, k)
-        states = _prune(new) if len(new) > 24 else new
+                nk = nxt[fill] | (u8 + wk8) | hi_bits | d11 | f10 | r10[fill]
+                if nk not in new or c < new[nk]:
+                    new[nk] = c
+                    ptr[nk] = (key, fill, n, gmask, k)
+        states = _prune(new) if len(new) > 48 else new
         back.append(ptr)
     finals = {k: c for k, c in states.items() if not _MUST[k & 255] and not k >> 11}
     return finals, (positions, back, comp, keepable)

@@ -1,0 +1,105 @@
+"""``python -m companion bench``: how fast the solver is.
+
+Prints per-hand times (after start-up) for:
+
+* 10-card hands without WILDs, next to RLCard's gin-rummy meld search
+  (``get_best_meld_clusters``) on the very same hands, when ``rlcard`` is
+  installed (it is not a dependency: ``pip install rlcard`` to compare);
+* hands of 14 cards holding 3 WILDs (median and worst);
+* hands of every size up to the full 64-card deck (worst).
+
+Times are wall-clock on whatever else the machine is doing, so run it on a
+quiet machine; the tests never time anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+
+from .cards import FULL_DECK, REGULAR_CARDS, WILD
+from .solver import best_arrangement
+
+
+def _time_each(fn, items) -> list[float]:
+    out = []
+    clock = time.perf_counter
+    for item in items:
+        t = clock()
+        fn(item)
+        out.append((clock() - t) * 1000.0)
+    return out
+
+
+def _ms(x: float) -> str:
+    return f"{x:.3f} ms"
+
+
+def run(n: int = 2000, seed: int = 2024, out=sys.stdout) -> dict:
+    rng = random.Random(seed)
+    figures = {}
+    ten = [rng.sample(REGULAR_CARDS, 10) for _ in range(n)]
+    for h in ten[:50]:          # warm caches: "per hand after start-up"
+        best_arrangement(h)
+    ours = _time_each(best_arrangement, ten)
+    figures["ten_median_ms"] = statistics.median(ours)
+    print(f"10 cards, no WILD ({n} hands): ours median {_ms(figures['ten_median_ms'])}, "
+          f"worst {_ms(max(ours))}", file=out)
+    try:
+        from rlcard.games.gin_rummy.utils import melding, utils as rl_utils
+    except Exception:   # noqa: BLE001 - any import failure means "not available"
+        print("  RLCard not installed (pip install rlcard): comparison skipped", file=out)
+    else:
+        def conv(hand):
+            return [rl_utils.card_from_text(("T" if c.rank_text == "10" else c.rank_text) + c.suit)
+                    for c in hand]
+        rl_hands = [conv(h) for h in ten]
+        for h in rl_hands[:50]:
+            melding.get_best_meld_clusters(h)
+        theirs = _time_each(melding.get_best_meld_clusters, rl_hands)
+        figures["rlcard_median_ms"] = statistics.median(theirs)
+        ratio = figures["ten_median_ms"] / figures["rlcard_median_ms"]
+        mean_ratio = statistics.fmean(ours) / statistics.fmean(theirs)
+        figures["ratio_median"] = ratio
+        print(f"  RLCard get_best_meld_clusters median {_ms(figures['rlcard_median_ms'])}, "
+              f"worst {_ms(max(theirs))}; ours/RLCard: median {ratio:.2f}, "
+              f"mean {mean_ratio:.2f}", file=out)
+
+    optional = list(FULL_DECK[52:61])
+    fourteen = [rng.sample(REGULAR_CARDS + tuple(optional), 11) + [WILD] * 3
+                for _ in range(n)]
+    for h in fourteen[:50]:
+        best_arrangement(h)
+    t14 = _time_each(best_arrangement, fourteen)
+    figures["fourteen_median_ms"] = statistics.median(t14)
+    figures["fourteen_worst_ms"] = max(t14)
+    print(f"14 cards with 3 WILDs ({n} hands): median {_ms(figures['fourteen_median_ms'])}, "
+          f"worst {_ms(figures['fourteen_worst_ms'])}", file=out)
+
+    big = [rng.sample(FULL_DECK, size) for size in range(0, 65) for _ in range(max(1, n // 200))]
+    big.append(list(FULL_DECK))
+    tb = _time_each(best_arrangement, big)
+    worst = max(range(len(big)), key=tb.__getitem__)
+    figures["any_worst_ms"] = tb[worst]
+    print(f"0 to 64 cards ({len(big)} hands incl. the full deck): worst {_ms(tb[worst])} "
+          f"({len(big[worst])} cards), median {_ms(statistics.median(tb))}", file=out)
+    return figures
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m companion bench",
+                                     description="Time the scoring engine.")
+    parser.add_argument("-n", type=int, default=2000, help="hands per figure (default 2000)")
+    parser.add_argument("--seed", type=int, default=2024)
+    args = parser.parse_args(argv)
+    if args.n < 1:
+        parser.error("-n must be at least 1")
+    run(args.n, args.seed)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
