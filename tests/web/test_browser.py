@@ -131,6 +131,9 @@ def test_screenshots(browser, live_server, fake_reader, size, viewport):
     try:
         run_full_flow(page, live_server.url, fake_reader, shots=size)
         page.screenshot(path=str(SHOTS / f"result-{size}.png"), full_page=True)
+        page.click("text=Back to the match")
+        page.wait_for_selector(".score-board")
+        page.screenshot(path=str(SHOTS / f"match-{size}.png"), full_page=True)
         page.goto(live_server.url + "/rules")
         page.screenshot(path=str(SHOTS / f"rules-{size}.png"), full_page=False)
     finally:
