@@ -133,3 +133,20 @@ def test_finished_game_cannot_be_edited_until_reopened(client):
     _finish(client, tid, gid, "declare", 0)
     r = client.post(f"/tables/{tid}/games/{gid}/hands/0", json={"cards": ["AS"]})
     assert r.status_code == 409
+
+
+def test_too_large_photo_on_the_game_page(client):
+    tid = make_table(client)
+    gid = start_game(client, tid)
+    big = io.BytesIO(b"\xff\xd8" + b"0" * (3 * 1024 * 1024))
+    r = client.post(f"/tables/{tid}/games/{gid}/hands/0/photo",
+                    data={"photo": (big, "big.jpg")}, headers={"X-Requested-With": "fetch"})
+    assert r.status_code == 413 and "too large" in r.get_json()["error"]
+    r = client.post(f"/tables/{tid}/games/{gid}/hands/0/photo",
+                    data={"photo": (io.BytesIO(b"\xff\xd8" + b"0" * (3 * 1024 * 1024)), "b.jpg")})
+    assert r.status_code == 413 and b"too large" in r.data
+
+
+def test_unknown_pages_are_404_html(client):
+    r = client.get("/tables/999")
+    assert r.status_code == 404 and b"Not found" in r.data

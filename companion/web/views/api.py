@@ -148,7 +148,14 @@ def init_app(app: Flask) -> None:
     def _app_http(exc: HTTPException):
         if request.path.startswith("/api/"):
             return _error(http_message(exc), exc.code or 400)
-        return exc
+        if exc.code is None or exc.code < 400:
+            return exc
+        if request.headers.get("X-Requested-With") == "fetch":
+            return _error(http_message(exc), exc.code)
+        from flask import render_template
+        return render_template("error.html", status=exc.code,
+                               message=http_message(exc) if exc.code == 413 else exc.description
+                               ), exc.code
     app.register_error_handler(HTTPException, _app_http)
 
 
