@@ -186,8 +186,8 @@ def going_out_arrangement(hand: Iterable[Card | str], rule: str = "standard") ->
     """
     cards = _as_hand(hand)
     if rule == "standard":
-        arr = _solve(cards, _PER_CARD)
-        return arr if arr.is_out else None
+        arr = _solve(cards, _PER_CARD, out_only=True)
+        return arr if arr is not None and arr.is_out else None
     if rule not in GOING_OUT_RULES:
         raise RummyError(f"unknown going-out rule {rule!r} (standard, major or minor)")
     try:
@@ -215,7 +215,7 @@ def can_go_out(hand: Iterable[Card | str], rule: str = "standard") -> bool:
 
 
 # ---------------------------------------------------------------------------
-def _solve(cards: list[Card], per_card: int) -> Arrangement:
+def _solve(cards: list[Card], per_card: int, out_only: bool = False) -> Arrangement | None:
     wilds = 0
     counts: list[Card] = []
     fixed: list[Card] = []            # never meld, or can't meld in this hand
@@ -246,45 +246,32 @@ def _solve(cards: list[Card], per_card: int) -> Arrangement:
     live[14] = live[1]
     base = sum(per_card + c.count for c in fixed)
 
-    # Natural cards fall into independent clusters; each is solved on its own
-    # for every number of WILDs it may use, then a tiny knapsack shares the
-    # WILDs out.  table: (WILDs used, any meld) -> (cost, chosen option per cluster)
-    table: dict[tuple[int, int], tuple[int, tuple]] = {(0, 0): (0, ())}
-    for comp in _clusters(live, wilds):
-        options = _cluster_options(comp, wilds, per_card)
-        new: dict[tuple[int, int], tuple[int, tuple]] = {}
-        for (u1, m1), (c1, ch1) in table.items():
-            for (u2, m2), opt in options.items():
-                u = u1 + u2
-                if u > wilds:
-                    continue
-                k = (u, m1 | m2)
-                c = c1 + opt[0]
-                if k not in new or c < new[k][0]:
-                    new[k] = (c, ch1 + (opt,))
-        table = new
-
     # COUNT cards: all of them in one COUNT group, topped up with WILDs.
     nc = len(counts)
-    count_cost = sum(per_card + c.count for c in counts)
     if nc == 0:
-        count_options = [(0, 0, False)]
+        count_options = ((0, 0, False),)
     elif nc >= 3:
-        count_options = [(0, 0, True)]
+        count_options = ((0, 0, True),)
     else:
-        count_options = [(0, count_cost, False), (3 - nc, 0, True)]
+        count_options = ((0, sum(per_card + c.count for c in counts), False), (3 - nc, 0, True))
 
-    best = None
-    for (u, m), (cost, chosen) in table.items():
-        for k, ccost, cmeld in count_options:
-            rem = wilds - u - k
-            if rem < 0:
-                continue
-            www = rem == 3 and not m and not cmeld
-            spare_free = m or cmeld or www
-            total = base + cost + ccost + (0 if spare_free else rem * weight_wild)
-            if best is None or total < best[0]:
-                best = (total, chosen, k, cmeld, www, rem)
+    clusters = _clusters(live, wilds)
+    if out_only:
+        # going out leaves at most one card, worth at most per_card + 20
+        limit = per_card + 20 - base
+        if limit < 0:
+            return None
+    else:
+        # Big hands usually meld (nearly) everything: search cheap layouts
+        # first, and widen only if the answer is dearer (see _search).
+        limit = _first_limit(sum(_POPCOUNT[m] for m in live[1:14]))
+    while True:
+        best = _search(clusters, wilds, per_card, limit, count_options, weight_wild)
+        if best is not None and (limit is None or best[0] <= limit):
+            break
+        if out_only:
+            return None
+        limit = None if best is None else best[0]
     _, chosen, k, cmeld, www, rem = best
 
     melds: list[Meld] = []
@@ -306,6 +293,50 @@ def _solve(cards: list[Card], per_card: int) -> Arrangement:
     unmelded.sort()
     melds.sort(key=lambda m: (m.cards[0], len(m.cards)))
     return Arrangement(tuple(melds), tuple(unmelded), sum(c.count for c in unmelded))
+
+
+def _first_limit(live_cards: int) -> int | None:
+    """The first cost limit tried (None: no limit).  Any choice gives the
+    same answer; this one is just fast: big hands usually meld everything."""
+    return 0 if live_cards >= 16 else None
+
+
+def _search(clusters, wilds, per_card, limit, count_options, weight_wild):
+    """Best (cost beyond the fixed cards, chosen options, ...) or None.
+
+    Each cluster is solved on its own for every number of WILDs it may use,
+    then a tiny knapsack shares the WILDs out.  With a ``limit``, clusters
+    drop states dearer than it; the answer is still exact whenever it comes
+    out at or under the limit, since every cluster's part of an optimal
+    layout costs no more than the whole."""
+    table: dict[tuple[int, int], tuple[int, tuple]] = {(0, 0): (0, ())}
+    for comp in clusters:
+        options = _cluster_options(comp, wilds, per_card, limit)
+        if not options:
+            return None
+        new: dict[tuple[int, int], tuple[int, tuple]] = {}
+        for (u1, m1), (c1, ch1) in table.items():
+            for (u2, m2), opt in options.items():
+                u = u1 + u2
+                if u > wilds:
+                    continue
+                k = (u, m1 | m2)
+                c = c1 + opt[0]
+                if k not in new or c < new[k][0]:
+                    new[k] = (c, ch1 + (opt,))
+        table = new
+    best = None
+    for (u, m), (cost, chosen) in table.items():
+        for k, ccost, cmeld in count_options:
+            rem = wilds - u - k
+            if rem < 0:
+                continue
+            www = rem == 3 and not m and not cmeld
+            spare_free = m or cmeld or www
+            total = cost + ccost + (0 if spare_free else rem * weight_wild)
+            if best is None or total < best[0]:
+                best = (total, chosen, k, cmeld, www, rem)
+    return best
 
 
 def _clusters(live: list[int], wilds: int) -> list[list[int]]:
@@ -349,7 +380,7 @@ def _clusters(live: list[int], wilds: int) -> list[list[int]]:
     return out
 
 
-def _cluster_options(comp: list[int], wilds: int, per_card: int) -> dict:
+def _cluster_options(comp: list[int], wilds: int, per_card: int, limit=None) -> dict:
     """(WILDs used, any meld) -> (cost, how) for one cluster."""
     cells = [(r, s) for r in range(1, 14) for s in range(4) if comp[r] >> s & 1]
     if len(cells) == 1:
@@ -359,7 +390,7 @@ def _cluster_options(comp: list[int], wilds: int, per_card: int) -> dict:
         if wilds >= 2:
             opts[(2, 1)] = (0, "group", card)
         return opts
-    finals, ctx = _dp(comp, wilds, per_card)
+    finals, ctx = _dp(comp, wilds, per_card, limit)
     opts = {}
     for key, cost in finals.items():
         k = ((key >> 8) & 3, (key >> 10) & 1)
