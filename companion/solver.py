@@ -210,6 +210,11 @@ def going_out_arrangement(hand: Iterable[Card | str], rule: str = "standard") ->
     return best
 
 
+def fewest_unmelded(hand: Iterable[Card | str]) -> int:
+    """The fewest cards any arrangement of the hand leaves unmelded."""
+    return len(_solve(_as_hand(hand), _PER_CARD).unmelded)
+
+
 def can_go_out(hand: Iterable[Card | str], rule: str = "standard") -> bool:
     return going_out_arrangement(hand, rule) is not None
 
