@@ -38,52 +38,16 @@ def parse_cards(cards: str | Iterable[Any]) -> list[str]:
 
 def score(codes: Sequence[str]) -> dict:
     """The engine's score JSON for one hand."""
-    try:
-        from companion.contract import score_payload
-    except ImportError:  # interim, until companion.contract lands
-        return _interim_score(codes)
+    from companion.contract import score_payload
+
     return score_payload(list(codes))
 
 
-def _interim_score(codes):
-    from companion.cards import parse_hand
-    from companion.solver import best_arrangement, can_go_out
-
-    hand = parse_hand(codes)
-    arr = best_arrangement(hand)
-    return {"hand": [c.code for c in hand], "count": arr.count,
-            "melds": [m.to_json() for m in arr.melds],
-            "unmelded": [c.code for c in arr.unmelded], "can_go_out": can_go_out(hand)}
-
-
 def round_result(round_json: dict) -> dict:
-    try:
-        from companion.contract import round_payload
-    except ImportError:  # interim until companion.contract lands (declare/no_draw/tie only)
-        return _interim_round(round_json)
+    """The engine's result JSON: winner, legal, reason, standings, tie_break."""
+    from companion.contract import round_payload
+
     return round_payload(round_json)
-
-
-def _interim_round(rj: dict) -> dict:
-    players = [p for p in rj["players"]]
-    standings = []
-    for p in players:
-        if p.get("dropped"):
-            standings.append({"name": p["name"], "dropped": True})
-            continue
-        sc = score(p["hand"])
-        standings.append({"name": p["name"], "count": sc["count"], "compared": sc["count"]})
-    end = rj["end"]
-    if end["type"] == "tie":
-        return {"winner": None, "legal": True, "reason": "tie game", "standings": standings,
-                "tie_break": None}
-    live = [s for s in standings if not s.get("dropped")]
-    low = min(s["compared"] for s in live)
-    tied = [s["name"] for s in live if s["compared"] == low]
-    winner = tied[-1]
-    return {"winner": winner, "legal": True, "reason": f"lowest count {low}",
-            "standings": standings,
-            "tie_break": {"tied": tied, "winner": winner} if len(tied) > 1 else None}
 
 
 def explain_meld(codes: Sequence[str]) -> tuple[bool, str]:
@@ -96,18 +60,8 @@ def explain_meld(codes: Sequence[str]) -> tuple[bool, str]:
 
 def validate_deal(players: int, cards: int) -> None:
     """Raise the engine's error when ``cards`` is not allowed for ``players``."""
-    try:
-        from companion import preliminary
-    except ImportError:  # interim until companion.preliminary lands
-        from companion.errors import DealError
-        allowed = {2: (2, 10), 3: (2, 10), 4: (2, 7), 5: (2, 5), 6: (2, 5), 7: (2, 3),
-                   8: (2, 2), 9: (2, 2), 10: (2, 2)}
-        if players not in allowed:
-            raise DealError(f"Declaration Rummy is for 2 to 10 players, not {players}.")
-        lo, hi = allowed[players]
-        if not lo <= cards <= hi:
-            raise DealError(f"{players} players may be dealt {lo} to {hi} cards each, not {cards}.")
-        return
+    from companion import preliminary
+
     preliminary.validate_deal(players, cards)
 
 
@@ -158,68 +112,43 @@ def _looks_like_meld(codes: Sequence[str]) -> bool:
 # --- match -------------------------------------------------------------------
 
 def match_state(n_players: int, first_player: int, winners: Sequence[int | None]) -> dict:
-    """Who drew first in each game, the wins, the match winner, who draws first next.
+    """Who draws first next, the wins per seat and the match winner.
 
     ``winners``: per finished game in order, the winning seat or None (tie
-    game / no winner).  Delegates to ``companion.match``.
+    game / no winner).  Replays ``companion.match.match_state`` over seats;
+    games stored after the match was already won (possible after correcting
+    an earlier game) are reported in ``after_match`` rather than raising.
     """
-    try:
-        from companion import match  # noqa: F401
-    except ImportError:
-        pass
-    # interim until companion.match lands
-    wins = [0] * n_players
-    first = first_player
-    winner = None
-    why = None
+    from companion import match
+
+    winners = list(winners)
+    used = []
     for w in winners:
-        if w is not None:
-            wins[w] += 1
-            first = w
-            why = "the last game's winner"
-            if wins[w] >= 2 and winner is None:
-                winner = w
-        else:
-            why = "same as last game: it had no winner"
-    return {"wins": wins, "winner": winner, "next_first": first, "why": why}
+        used.append(w)
+        st = match.match_state(range(n_players), first_player, used)
+        if st.over:
+            break
+    st = match.match_state(range(n_players), first_player, used)
+    wins = dict(st.wins)
+    last = used[-1] if used else None
+    if not used:
+        why = "the dealer's left"
+    elif last is None:
+        why = "same as last game, which had no winner"
+    else:
+        why = "the last game's winner"
+    return {"wins": [wins[i] for i in range(n_players)], "winner": st.winner,
+            "next_first": st.next_first if st.next_first is not None else st.firsts[-1],
+            "firsts": list(st.firsts), "why": why, "after_match": len(winners) - len(used)}
 
 
 # --- first dealer --------------------------------------------------------------
 
-_RANK_ORDER = {r: i for i, r in enumerate(("A", "2", "3", "4", "5", "6", "7", "8", "9", "10",
-                                          "J", "Q", "K"))}
-_SUIT_ORDER = {"H": 0, "D": 1, "C": 2, "S": 3}
-
-
 def first_dealer_outcome(players: Sequence[str], dealer: int, deal: dict[int, list[str]],
                          seating: bool) -> dict:
-    """Who deals first from the preliminary face-up deal.
+    """Who deals first from the preliminary face-up deal (``preliminary.web_outcome``):
+    ``{"dealer": name, "regular": [(name, code)], "explanation": str,
+    "seating": [names in the order they choose seats] | None}``."""
+    from companion import preliminary
 
-    ``deal``: seat -> the face-up cards that player was dealt, in order (optional
-    cards, then one regular card).  Returns ``{"dealer": name, "regular": [(name,
-    code)], "explanation": str, "seating": [names] | None}``.
-    """
-    try:
-        from companion import preliminary
-    except ImportError:
-        preliminary = None
-    if preliminary is not None and hasattr(preliminary, "web_outcome"):
-        return preliminary.web_outcome(players, dealer, deal, seating)
-    from companion.errors import DealError
-    regular = []
-    for seat, name in enumerate(players):
-        cards = deal.get(seat) or []
-        regs = [c for c in cards if c in REGULAR]
-        if not regs:
-            raise DealError(f"{name} needs a regular card: keep dealing {name} face-up cards "
-                            "until one of the 52 regular cards turns up.")
-        if len(regs) > 1 or cards[-1] not in REGULAR:
-            raise DealError(f"{name}'s face-up cards stop at the first regular card "
-                            f"({regs[0]}); remove the cards after it.")
-        regular.append((name, regs[0]))
-    key = lambda nc: (_RANK_ORDER[nc[1][:-1]], _SUIT_ORDER[nc[1][-1]])  # noqa: E731
-    best = max(regular, key=key)
-    ranked = sorted(regular, key=key, reverse=True)
-    expl = ("Highest regular card first: " + ", ".join(f"{n} {c}" for n, c in ranked)
-            + f". {best[0]} deals.")
-    return {"dealer": best[0], "regular": regular, "explanation": expl, "seating": None}
+    return preliminary.web_outcome(players, dealer, deal, seating)

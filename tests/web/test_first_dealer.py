@@ -31,3 +31,27 @@ def test_missing_or_bad_cards_are_explained(client):
     assert r.status_code == 400
     r = client.post(f"/tables/{tid}/first-dealer", data={"seat_0": "QX", "seat_1": "2C"})
     assert r.status_code == 400 and "QX" in r.get_data(as_text=True)
+
+
+def test_seating_variation_reseats_the_table(client):
+    tid = make_table(client, players=("Ann", "Bob", "Cat"), dealer=0, seating="1")
+    page = client.post(f"/tables/{tid}/first-dealer",
+                       data={"seat_0": "9H", "seat_1": "2C", "seat_2": "KD"}).get_data(as_text=True)
+    assert "Cat deals first" in page
+    assert "Bob, then Ann" in page  # lowest card chooses first
+    # the dealer (Cat) must sit just right of Bob: Cat, Bob, Ann clockwise
+    r = client.post(f"/tables/{tid}/first-dealer/apply",
+                    data={"seat_0": "Ann", "seat_1": "Cat", "seat_2": "Bob"})
+    assert r.status_code == 303
+    page = client.get(f"/tables/{tid}").get_data(as_text=True)
+    assert "<strong>Bob</strong> draws first" in page
+    assert page.index("Ann") < page.index("Cat") < page.index(">Bob")
+
+
+def test_seating_that_breaks_the_rule_is_refused(client):
+    tid = make_table(client, players=("Ann", "Bob", "Cat"), dealer=0, seating="1")
+    client.post(f"/tables/{tid}/first-dealer", data={"seat_0": "9H", "seat_1": "2C", "seat_2": "KD"})
+    client.post(f"/tables/{tid}/first-dealer/apply",
+                data={"seat_0": "Ann", "seat_1": "Bob", "seat_2": "Cat"})
+    page = client.get(f"/tables/{tid}/first-dealer").get_data(as_text=True)
+    assert "must sit just to the right of Bob" in page

@@ -219,11 +219,30 @@ def apply_first_dealer(table_id: int):
     except engine.RummyError as exc:
         flash(str(exc), "error")
         return redirect(url_for(".first_dealer", table_id=table_id), 303)
-    players = outcome.get("seating") or table.players
+    players = table.players
+    errors = []
+    if outcome.get("seating") and request.form.get("seat_0"):
+        # the seating variation: the table's new clockwise order, as the players chose
+        players = [request.form.get(f"seat_{i}", "") for i in range(len(table.players))]
+        if sorted(players) != sorted(table.players):
+            errors.append("List every player once in the new seating order.")
+        else:
+            first_chooser = outcome["seating"][0]
+            d = players.index(outcome["dealer"])
+            if players[(d + 1) % len(players)] != first_chooser:
+                errors.append(f"The dealer, {outcome['dealer']}, must sit just to the right of "
+                              f"{first_chooser} (the lowest card): {first_chooser} is then the "
+                              f"dealer's left, next clockwise.")
+    if errors:
+        for e in errors:
+            flash(e, "error")
+        return redirect(url_for(".first_dealer", table_id=table_id), 303)
     dealer = players.index(outcome["dealer"])
     with transaction():
-        get_db().execute("UPDATE tables SET players = ?, dealer = ?, prelim = NULL WHERE id = ?",
-                         (dumps(players), dealer, table_id))
+        get_db().execute("UPDATE tables SET players = ?, dealer = ?, prelim = ? WHERE id = ?",
+                         (dumps(players), dealer,
+                          dumps({str(players.index(table.players[k])): v
+                                 for k, v in deal.items()}), table_id))
     flash(f"{outcome['dealer']} deals the first game.", "ok")
     return redirect(url_for(".match", table_id=table_id), 303)
 
@@ -491,7 +510,7 @@ def tie_picture(table: G.Table, g: G.Game, rows: list[dict]) -> dict:
     tied = set(tb.get("tied") or []) if isinstance(tb, dict) else set()
     if not tied:  # derive from the counts compared
         live = [rw for rw in rows if not rw["hand"].dropped]
-        comp = {rw["name"]: rw["standing"].get("compared", rw["standing"].get(
+        comp = {rw["name"]: rw["standing"].get("comparison", rw["standing"].get(
             "count", (rw["score"] or {}).get("count"))) for rw in live}
         low = min((v for v in comp.values() if v is not None), default=None)
         tied = {name for name, v in comp.items() if v == low}
