@@ -43,6 +43,8 @@ CARD_W_MM, CARD_H_MM = 63.0, 88.0
 
 N_TEXTURES = 48
 N_BACKS = 12
+STYLE_BLOCK = 800  # images per block of live procedural deck styles
+STYLES_PER_BLOCK = 8
 
 
 @dataclass
@@ -179,6 +181,7 @@ class SceneGenerator:
         self._textures: dict[int, np.ndarray] = {}
         self._backs: dict[int, facemod.Face] = {}
         self._noise = None
+        self._index = 0
 
     # ------------------------------------------------------------ cached assets
     def texture(self, k: int) -> np.ndarray:
@@ -202,7 +205,9 @@ class SceneGenerator:
     def _deck_source(self, rng):
         """Pick where this hand's regular faces come from: ('art', deck) or ('proc', style)."""
         if self.procedural is not None and (not self.art or rng.random() < 0.4):
-            return ("proc", int(rng.integers(self.procedural.n_styles)))
+            # a few styles are live at a time (faces are drawn once per block of images)
+            block = self._index // STYLE_BLOCK
+            return ("proc", (block * STYLES_PER_BLOCK + int(rng.integers(STYLES_PER_BLOCK))) % self.procedural.n_styles)
         names = sorted(self.art)
         return ("art", names[int(rng.integers(len(names)))])
 
@@ -219,15 +224,21 @@ class SceneGenerator:
         return [pool[i] for i in idx]
 
     # ------------------------------------------------------------ layout
-    def _layout(self, rng) -> list[PlacedCard]:
-        kind = SCENE_LAYOUTS[int(rng.integers(len(SCENE_LAYOUTS)))]
+    def _layout(self, rng, card_px: float) -> list[PlacedCard]:
+        S = self.imgsz
+        px_mm = card_px / CARD_H_MM
+        small = card_px < 0.16 * S
+        if small and rng.random() < 0.55:
+            kind = "hands"
+        else:
+            kind = SCENE_LAYOUTS[int(rng.integers(len(SCENE_LAYOUTS)))]
         placed: list[tuple] = []  # (cx, cy, theta, hand_id)
         if kind == "hands":
-            nh = int(rng.integers(2, 5))
-            ring = rng.uniform(160, 300)
+            nh = int(rng.integers(2, 7 if small else 5))
+            ring = rng.uniform(0.22, 0.42) * S / px_mm if small else rng.uniform(160, 300)
             a0 = rng.uniform(0, 2 * math.pi)
             for h in range(nh):
-                n = int(rng.integers(2, 8))
+                n = int(rng.integers(2, 11 if small else 8))
                 sub = HAND_LAYOUTS[rng.choice(list(HAND_LAYOUTS))](rng, n)
                 ang = a0 + 2 * math.pi * h / nh + rng.normal(0, 0.15)
                 pts = np.array([(x, y) for x, y, _ in sub])
@@ -243,6 +254,8 @@ class SceneGenerator:
                 n = int(rng.integers(2, 16))
             else:
                 n = int(rng.integers(1, 12))
+            if kind == "spread" and small:
+                n = int(rng.integers(8, 22))
             fn = {"row": layout_row, "cascade": layout_cascade, "fan": layout_fan, "spread": layout_spread,
                   "pile": layout_pile, "grid": layout_grid}[kind]
             for x, y, t in fn(rng, n):
@@ -266,8 +279,17 @@ class SceneGenerator:
     def generate(self, index: int) -> tuple[np.ndarray, list[tuple[int, float, float, float, float]], dict]:
         """Return (BGR image before JPEG, YOLO labels [(cls, xc, yc, w, h) normalised], info)."""
         rng = np.random.default_rng([self.seed, int(index)])
+        self._index = int(index)
         S = self.imgsz
-        cards = self._layout(rng)
+        # size: typical card long side in px, log-uniform with tails
+        u = rng.random()
+        if u < 0.8:
+            card_px = math.exp(rng.uniform(math.log(0.085 * S), math.log(0.5 * S)))
+        elif u < 0.9:
+            card_px = rng.uniform(0.05 * S, 0.085 * S)
+        else:
+            card_px = rng.uniform(0.5 * S, 0.62 * S)
+        cards = self._layout(rng, card_px)
 
         # clutter cards (backs) placed around the layout
         pts = np.array([(c.cx, c.cy) for c in cards])
@@ -289,14 +311,6 @@ class SceneGenerator:
         Hc = camera_homography(rng, elev, yaw)
         T0 = np.array([[1, 0, -centre[0]], [0, 1, -centre[1]], [0, 0, 1.0]])
         Hc = Hc @ T0
-        # size: typical card long side in px, log-uniform with tails
-        u = rng.random()
-        if u < 0.8:
-            card_px = math.exp(rng.uniform(math.log(0.085 * S), math.log(0.5 * S)))
-        elif u < 0.9:
-            card_px = rng.uniform(0.05 * S, 0.085 * S)
-        else:
-            card_px = rng.uniform(0.5 * S, 0.62 * S)
         # measured projected long side of a card at the layout centre
         c0 = np.array([[-CARD_W_MM / 2, -CARD_H_MM / 2], [CARD_W_MM / 2, -CARD_H_MM / 2],
                        [CARD_W_MM / 2, CARD_H_MM / 2], [-CARD_W_MM / 2, CARD_H_MM / 2]])
@@ -451,10 +465,10 @@ class SceneGenerator:
             else:
                 pts = (rng.random((6, 2)) * rng.uniform(0.05, 0.25) * S + rng.uniform(0, S, 2)).astype(np.int32)
                 cv2.fillPoly(mask, [cv2.convexHull(pts)], 255, cv2.LINE_AA)
-            ys, xs = np.nonzero(mask)
-            if xs.size == 0:
+            bx, by, bw, bh = cv2.boundingRect(mask)
+            if bw == 0 or bh == 0:
                 continue
-            y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
+            y0, y1, x0, x1 = by, by + bh, bx, bx + bw
             m = mask[y0:y1, x0:x1].astype(np.float32)[..., None] / 255.0
             roi = img[y0:y1, x0:x1].astype(np.float32)
             # simple shading across the object
