@@ -157,3 +157,15 @@ def test_too_large_photo_on_the_game_page(client):
 def test_unknown_pages_are_404_html(client):
     r = client.get("/tables/999")
     assert r.status_code == 404 and b"Not found" in r.data
+
+
+def test_illegal_declaration_is_reported_with_no_winner(client):
+    tid = make_table(client, players=("Ann", "Bob"), dealer=0, cards=2, opt_NODECLARE0="1")
+    gid = start_game(client, tid)
+    _hand(client, tid, gid, 0, ["2S", "3D"])
+    _hand(client, tid, gid, 1, ["NODECLARE0", "AD", "2C"])
+    page = _finish(client, tid, gid, "declare", 1)
+    assert "Illegal." in page and "No winner" in page
+    assert "CAN" in page  # the engine's reason names the card
+    match = client.get(f"/tables/{tid}").get_data(as_text=True)
+    assert "illegal declare" in match
