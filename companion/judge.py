@@ -55,6 +55,13 @@ def dropped_player_may_end_game() -> bool:
     return False
 
 
+def dropped_hands_checked_for_duplicates() -> bool:
+    """Reading: a dropped player's cards (if given) are still real cards of
+    this game, so a card seen both there and in another hand is reported as a
+    duplicate like any other.  They are never counted or shown as a result."""
+    return True
+
+
 @dataclass(frozen=True)
 class Player:
     name: str
@@ -140,7 +147,8 @@ def judge_round(players: Iterable[Player], ending: Ending,
         raise RoundSpecError(f"end.player {ending.player!r} is not one of the players")
     hands = tuple(tuple(c if isinstance(c, Card) else parse_card(c) for c in p.hand)
                   for p in players)
-    check_table({p.name: h for p, h in zip(players, hands)})
+    check_table({p.name: h for p, h in zip(players, hands)
+                 if not p.dropped or dropped_hands_checked_for_duplicates()})
 
     first = players[0].name
     standings = []

@@ -189,3 +189,10 @@ def test_scripted_game_exact_outcome():
     assert [(s.name, s.count, s.comparison) for s in out.standings] == [
         ("Al", 18, 18), ("Bea", 4, 4), ("Cal", 7, 7), ("Dee", 5, 4)]
     assert out.tie_break.startswith("Bea and Dee tied on 4. Dee wins")
+
+
+def test_dropped_hands_are_still_checked_for_duplicates():
+    from companion.judge import dropped_hands_checked_for_duplicates
+    assert dropped_hands_checked_for_duplicates() is True
+    with pytest.raises(DuplicateCardError):
+        judge_round([P("A", "KS"), P("B", "KS", dropped=True)], Ending("tie"))
