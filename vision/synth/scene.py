@@ -276,7 +276,26 @@ class SceneGenerator:
         return cards
 
     # ------------------------------------------------------------ main
-    def generate(self, index: int) -> tuple[np.ndarray, list[tuple[int, float, float, float, float]], dict]:
+    def compose(self, items, background=(60, 110, 60), size: int | None = None):
+        """Draw ``items`` [(face, H)] bottom to top on a plain table, no effects (for tests and checks).
+
+        ``H`` maps face pixels (pyramid level 0) to image pixels.  Returns
+        (BGR image, YOLO labels, owner map).
+        """
+        S = int(size or self.imgsz)
+        img = np.empty((S, S, 3), np.uint8)
+        img[:] = background
+        owner = np.full((S, S), -1, np.int16)
+        rng = np.random.default_rng(0)
+        infos = []
+        for i, (face, H) in enumerate(items):
+            fw, fh = face.size
+            quad = _apply_h(H, np.array([[0, 0], [fw, 0], [fw, fh], [0, fh]], np.float64))
+            self._draw_card(rng, img, owner, i, face, H, quad, None, np.zeros(2), 0.0)
+            infos.append((PlacedCard(face, 0, 0, 0, face.kind != "back"), H, quad))
+        return img, self._labels(infos, owner), owner
+
+    def generate(self, index: int, effects: bool = True) -> tuple[np.ndarray, list[tuple[int, float, float, float, float]], dict]:
         """Return (BGR image before JPEG, YOLO labels [(cls, xc, yc, w, h) normalised], info)."""
         rng = np.random.default_rng([self.seed, int(index)])
         self._index = int(index)
@@ -381,7 +400,8 @@ class SceneGenerator:
         self._clutter(rng, img, owner, Hi, centre, extent, px_mm, over=True)
 
         labels = self._labels(infos, owner)
-        img = self._photo_effects(rng, img)
+        if effects:
+            img = self._photo_effects(rng, img)
         info = {"n_cards": sum(1 for c in cards if c.labelled), "elev": elev}
         return img, labels, info
 
@@ -550,6 +570,15 @@ class SceneGenerator:
             f = cv2.scaleAdd(nz[oy:oy + S, ox:ox + S], sigma, f)
         np.clip(f, 0, 255, out=f)
         return f.astype(np.uint8)
+
+
+def card_homography(face, cx: float, cy: float, height_px: float, theta: float = 0.0) -> np.ndarray:
+    """Face pixels -> image pixels for a card centred at (cx, cy), ``height_px`` tall, rotated ``theta`` radians."""
+    fw, fh = face.size
+    s = height_px / fh
+    c, si = math.cos(theta), math.sin(theta)
+    return np.array([[c * s, -si * s, cx], [si * s, c * s, cy], [0, 0, 1.0]]) @ np.array(
+        [[1, 0, -fw / 2], [0, 1, -fh / 2], [0, 0, 1.0]])
 
 
 def index_visibility(poly: np.ndarray, H: np.ndarray, owner: np.ndarray, idx: int,
