@@ -43,6 +43,7 @@ CARD_W_MM, CARD_H_MM = 63.0, 88.0
 
 N_TEXTURES = 48
 N_BACKS = 12
+NOISE_SIGMAS = (1.5, 3.0, 5.0, 8.0)
 STYLE_BLOCK = 800  # images per block of live procedural deck styles
 STYLES_PER_BLOCK = 8
 
@@ -195,11 +196,15 @@ class SceneGenerator:
             self._backs[k] = facemod.Face("BACK", f"back{k}", facemod.build_pyramid(img), [], "back")
         return self._backs[k]
 
-    def noise(self) -> np.ndarray:
+    def noise(self, level: int) -> np.ndarray:
+        """A cached field of Gaussian noise (int16) at ``NOISE_SIGMAS[level]``."""
         if self._noise is None:
-            r = np.random.default_rng([self.seed, 7003])
-            self._noise = r.normal(0, 1, (self.imgsz + 64, self.imgsz + 64, 3)).astype(np.float32)
-        return self._noise
+            self._noise = {}
+        if level not in self._noise:
+            r = np.random.default_rng([self.seed, 7003, level])
+            n = r.normal(0, NOISE_SIGMAS[level], (self.imgsz + 64, self.imgsz + 64, 3))
+            self._noise[level] = np.round(n).astype(np.int16)
+        return self._noise[level]
 
     # ------------------------------------------------------------ face choice
     def _deck_source(self, rng):
@@ -227,18 +232,18 @@ class SceneGenerator:
     def _layout(self, rng, card_px: float) -> list[PlacedCard]:
         S = self.imgsz
         px_mm = card_px / CARD_H_MM
-        small = card_px < 0.16 * S
+        small = card_px < 0.13 * S
         if small and rng.random() < 0.55:
             kind = "hands"
         else:
             kind = SCENE_LAYOUTS[int(rng.integers(len(SCENE_LAYOUTS)))]
         placed: list[tuple] = []  # (cx, cy, theta, hand_id)
         if kind == "hands":
-            nh = int(rng.integers(2, 7 if small else 5))
+            nh = int(rng.integers(2, 6 if small else 5))
             ring = rng.uniform(0.22, 0.42) * S / px_mm if small else rng.uniform(160, 300)
             a0 = rng.uniform(0, 2 * math.pi)
             for h in range(nh):
-                n = int(rng.integers(2, 11 if small else 8))
+                n = int(rng.integers(2, 9))
                 sub = HAND_LAYOUTS[rng.choice(list(HAND_LAYOUTS))](rng, n)
                 ang = a0 + 2 * math.pi * h / nh + rng.normal(0, 0.15)
                 pts = np.array([(x, y) for x, y, _ in sub])
@@ -255,7 +260,7 @@ class SceneGenerator:
             else:
                 n = int(rng.integers(1, 12))
             if kind == "spread" and small:
-                n = int(rng.integers(8, 22))
+                n = int(rng.integers(6, 16))
             fn = {"row": layout_row, "cascade": layout_cascade, "fan": layout_fan, "spread": layout_spread,
                   "pile": layout_pile, "grid": layout_grid}[kind]
             for x, y, t in fn(rng, n):
@@ -302,12 +307,10 @@ class SceneGenerator:
         S = self.imgsz
         # size: typical card long side in px, log-uniform with tails
         u = rng.random()
-        if u < 0.8:
-            card_px = math.exp(rng.uniform(math.log(0.085 * S), math.log(0.5 * S)))
-        elif u < 0.9:
-            card_px = rng.uniform(0.05 * S, 0.085 * S)
+        if u < 0.88:  # index ~ 0.2 x card: 11..87 px at 640
+            card_px = math.exp(rng.uniform(math.log(0.085 * S), math.log(0.62 * S)))
         else:
-            card_px = rng.uniform(0.5 * S, 0.62 * S)
+            card_px = rng.uniform(0.05 * S, 0.085 * S)
         cards = self._layout(rng, card_px)
 
         # clutter cards (backs) placed around the layout
@@ -380,7 +383,7 @@ class SceneGenerator:
 
         shadow_dir = rng.normal(0, 1, 2)
         shadow_dir = shadow_dir / (np.linalg.norm(shadow_dir) + 1e-9)
-        shadow_len = rng.uniform(0.0, 0.012) * S
+        shadow_len = rng.uniform(0.0, 0.04) * card_px if rng.random() < 0.7 else 0.0
         shadow_strength = rng.uniform(0.15, 0.5)
 
         infos = []
@@ -423,16 +426,18 @@ class SceneGenerator:
         a = patch[:, :, 3]
         if not a.any():
             return
-        rgb = patch[:, :, :3]
+        rgb = cv2.cvtColor(patch, cv2.COLOR_BGRA2BGR)
         if color_tf is not None:
             rgb = cv2.transform(rgb, color_tf)
         roi = img[y0:y1, x0:x1]
-        # soft drop shadow (the card's own alpha, shifted and blurred)
-        if shadow_strength > 0 and (abs(shadow_off[0]) + abs(shadow_off[1])) > 0.5:
-            dx, dy = shadow_off
-            Msh = np.float32([[1, 0, dx], [0, 1, dy]])
-            sh = cv2.warpAffine(a, Msh, (rw, rh))
-            sh = cv2.GaussianBlur(sh, (0, 0), 1.0 + 0.5 * math.hypot(dx, dy))
+        # soft drop shadow (the card's own alpha, shifted and box-blurred)
+        dx, dy = int(round(shadow_off[0])), int(round(shadow_off[1]))
+        if shadow_strength > 0 and (dx or dy) and rw > abs(dx) + 2 and rh > abs(dy) + 2:
+            sh = np.zeros_like(a)
+            sh[max(0, dy):rh + min(0, dy), max(0, dx):rw + min(0, dx)] = \
+                a[max(0, -dy):rh - max(0, dy), max(0, -dx):rw - max(0, dx)]
+            k = 1 + 2 * max(1, (abs(dx) + abs(dy)) // 2)
+            sh = cv2.blur(sh, (k, k))
             w = sh.astype(np.float32) * (shadow_strength / 255.0)
             roi[:] = cv2.blendLinear(roi, np.zeros_like(roi), 1.0 - w, w)
         w = a.astype(np.float32) * (1 / 255.0)
@@ -555,21 +560,20 @@ class SceneGenerator:
             gain *= 1 - rng.uniform(0.25, 0.6) * sm
         wb = rng.uniform(0.8, 1.2, 3).astype(np.float32) if rng.random() < 0.7 else np.ones(3, np.float32)
         gain3 = cv2.resize(gain[..., None] * wb, (S, S), interpolation=cv2.INTER_LINEAR)
-        f = cv2.multiply(img, gain3, dtype=cv2.CV_32F)
+        img = cv2.multiply(img, gain3, dtype=cv2.CV_8U)  # saturating
         if rng.random() < 0.3:  # glare on the gloss
             gl = np.zeros((g, g), np.float32)
             cv2.ellipse(gl, (int(rng.integers(0, g)), int(rng.integers(0, g))),
                         (int(rng.integers(2, 10)), int(rng.integers(1, 5))), float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
             gl = cv2.GaussianBlur(gl, (0, 0), rng.uniform(0.8, 2.5)) * rng.uniform(60, 200)
-            f += cv2.resize(gl, (S, S), interpolation=cv2.INTER_LINEAR)[..., None]
-        # noise from a cached field, random offset
-        sigma = rng.uniform(0, 9) if rng.random() < 0.8 else 0.0
-        if sigma > 0.5:
-            nz = self.noise()
+            gl = cv2.resize(gl, (S, S), interpolation=cv2.INTER_LINEAR).astype(np.uint8)
+            img = cv2.add(img, cv2.merge([gl, gl, gl]))
+        # sensor noise from a cached field, random level and offset
+        if rng.random() < 0.8:
+            nz = self.noise(int(rng.integers(len(NOISE_SIGMAS))))
             ox, oy = int(rng.integers(0, 64)), int(rng.integers(0, 64))
-            f = cv2.scaleAdd(nz[oy:oy + S, ox:ox + S], sigma, f)
-        np.clip(f, 0, 255, out=f)
-        return f.astype(np.uint8)
+            img = cv2.add(img, nz[oy:oy + S, ox:ox + S], dtype=cv2.CV_8U)
+        return img
 
 
 def card_homography(face, cx: float, cy: float, height_px: float, theta: float = 0.0) -> np.ndarray:
