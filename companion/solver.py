@@ -127,22 +127,35 @@ def _build_dominance():
 _DOM, _STRENGTH = _build_dominance()
 
 
-def _prune(states: dict[int, int]) -> dict[int, int]:
-    """Drop states another state dominates: no higher cost, same kept aces,
-    run states at least as good, and either the same WILDs used and a meld if
-    it has one, or a meld already and no more WILDs used (spares are free)."""
-    order = sorted(states, key=lambda k: (states[k], (k >> 8) & 3, -((k >> 10) & 1),
-                                          -_STRENGTH[k & 255], k))
-    kept: dict[int, list[tuple[int, int, int]]] = {}
+_SUPERSETS = [tuple(x for x in range(16) if x & m == m) for m in range(16)]
+
+
+def _prune(states: dict[int, int], ace_cost: int) -> dict[int, int]:
+    """Drop states another state dominates.
+
+    X dominates Y when its run states are at least as good, it has kept
+    every ace Y kept for A high (and maybe more), its cost counting every
+    kept ace as unmelded is no higher, and either it used the same WILDs and
+    has a meld if Y has one, or it has a meld already and used no more WILDs
+    (spare WILDs are then free)."""
+    def pessimistic(k):
+        return states[k] + _POPCOUNT[k >> 11] * ace_cost
+
+    order = sorted(states, key=lambda k: (pessimistic(k), (k >> 8) & 3, -((k >> 10) & 1),
+                                          -_STRENGTH[k & 255], -_POPCOUNT[k >> 11], k))
+    kept: list[list[tuple[int, int, int]]] = [[] for _ in range(16)]
     out = {}
     for key in order:
-        runs, u, m = key & 255, (key >> 8) & 3, (key >> 10) & 1
-        bucket = kept.setdefault(key >> 11, [])
-        for kr, ku, km in bucket:
-            if _DOM[kr] >> runs & 1 and (ku == u and km >= m or km and ku <= u):
-                break
+        runs, u, m, am = key & 255, (key >> 8) & 3, (key >> 10) & 1, key >> 11
+        for sup in _SUPERSETS[am]:
+            for kr, ku, km in kept[sup]:
+                if _DOM[kr] >> runs & 1 and (ku == u and km >= m or km and ku <= u):
+                    break
+            else:
+                continue
+            break
         else:
-            bucket.append((runs, u, m))
+            kept[am].append((runs, u, m))
             out[key] = states[key]
     return out
 _POPCOUNT = [bin(i).count("1") for i in range(16)]
@@ -266,17 +279,14 @@ def _solve(cards: list[Card], per_card: int, out_only: bool = False) -> Arrangem
         limit = per_card + 20 - base
         if limit < 0:
             return None
-    else:
-        # Big hands usually meld (nearly) everything: search cheap layouts
-        # first, and widen only if the answer is dearer (see _search).
-        limit = _first_limit(sum(_POPCOUNT[m] for m in live[1:14]))
-    while True:
-        best = _search(clusters, wilds, per_card, limit, count_options, weight_wild)
-        if best is not None and (limit is None or best[0] <= limit):
-            break
-        if out_only:
+        options = [_cluster_options(c, wilds, per_card, limit) for c in clusters]
+        if not all(options):
             return None
-        limit = None if best is None else best[0]
+        best = _search(options, wilds, count_options, weight_wild)
+        if best is None or best[0] > limit:
+            return None
+    else:
+        best = _search_widening(clusters, wilds, per_card, count_options, weight_wild)
     _, chosen, k, cmeld, www, rem = best
 
     melds: list[Meld] = []
@@ -306,22 +316,61 @@ def _first_limit(live_cards: int) -> int | None:
     return 0 if live_cards >= 16 else None
 
 
-def _search(clusters, wilds, per_card, limit, count_options, weight_wild):
-    """Best (cost beyond the fixed cards, chosen options, ...) or None.
+def _search_widening(clusters, wilds, per_card, count_options, weight_wild):
+    """Solve every cluster, with cost limits that widen only as needed.
 
-    Each cluster is solved on its own for every number of WILDs it may use,
-    then a tiny knapsack shares the WILDs out.  With a ``limit``, clusters
-    drop states dearer than it; the answer is still exact whenever it comes
-    out at or under the limit, since every cluster's part of an optimal
-    layout costs no more than the whole."""
+    Big hands usually meld (nearly) everything, so clusters are first solved
+    keeping only states no dearer than a small limit (``_first_limit``); a
+    cluster with no layout that cheap is retried with a wider limit.  Once
+    the best total F is known, cluster i's part of an optimal layout costs
+    at most F minus every other cluster's minimum, so any cluster whose
+    limit was below that bound is solved again with the bound: the answer
+    is then exact."""
+    n_live = sum(_POPCOUNT[m] for comp in clusters for m in comp[1:14])
+    first = _first_limit(n_live)
+    limits = [first] * len(clusters)
+    options: list = [None] * len(clusters)
+    todo = set(range(len(clusters)))
+    while True:
+        for i in sorted(todo):
+            while True:
+                options[i] = _cluster_options(clusters[i], wilds, per_card, limits[i])
+                if options[i]:
+                    break
+                limits[i] = _quick_bound(clusters[i], wilds, per_card)
+        best = _search(options, wilds, count_options, weight_wild)
+        if best is None:        # the cheap layouts need more WILDs than there are
+            todo = {i for i, lim in enumerate(limits) if lim is not None}
+            for i in todo:
+                limits[i] = limits[i] * 2 + 8
+            continue
+        mins = [min(o[0] for o in opts.values()) for opts in options]
+        total_min = sum(mins)
+        todo = set()
+        for i, lim in enumerate(limits):
+            bound = best[0] - (total_min - mins[i])
+            if lim is not None and bound > lim:
+                limits[i] = bound
+                todo.add(i)
+        if not todo:
+            return best
+
+
+def _quick_bound(comp, wilds, per_card) -> int:
+    """An upper bound on a cluster's cheapest layout, from a narrow beam."""
+    finals, _ = _dp(comp, wilds, per_card, None, beam=64)
+    return max(finals.values())
+
+
+def _search(options, wilds, count_options, weight_wild):
+    """Best (cost beyond the fixed cards, chosen options, COUNT WILDs, COUNT
+    group?, WWW group?, spare WILDs), sharing the WILDs out between the
+    clusters (each option is keyed by WILDs used and whether it melds)."""
     table: dict[tuple[int, int], tuple[int, tuple]] = {(0, 0): (0, ())}
-    for comp in clusters:
-        options = _cluster_options(comp, wilds, per_card, limit)
-        if not options:
-            return None
+    for opts in options:
         new: dict[tuple[int, int], tuple[int, tuple]] = {}
         for (u1, m1), (c1, ch1) in table.items():
-            for (u2, m2), opt in options.items():
+            for (u2, m2), opt in opts.items():
                 u = u1 + u2
                 if u > wilds:
                     continue
@@ -490,6 +539,7 @@ def _plan(p: int, nat: int, keepable: int, with_wilds: bool, per_card: int):
             sub = left
             while True:
                 rest = left & ~sub
+                # aces kept for A high are charged at 14 if still unused
                 opts.append((sub, max(0, 3 - _POPCOUNT[sub]) if sub else 0,
                              _POPCOUNT[rest & ~keepable] * (per_card + 1), rest & keepable))
                 if not sub:
@@ -504,7 +554,7 @@ def _plan(p: int, nat: int, keepable: int, with_wilds: bool, per_card: int):
             if g < 3:   # three or more of a rank always group
                 opts.append((0, 0, g * (per_card + rank), 0))
             gopts[left] = tuple(opts)
-    return (tuple(combos), gopts, {}, p, nat)
+    return (tuple(combos), gopts, {}, p, nat, per_card)
 
 
 def _transitions(plan, allow: int, need: int, free: int):
@@ -512,7 +562,7 @@ def _transitions(plan, allow: int, need: int, free: int):
     (filled, natural, WILDs<<8, grouped, WILDs in group, cost, kept aces<<11,
     meld flag<<10).  Every run of 1 or 2 goes on, WILDs go only in allowed
     cells, and no more WILDs than are left."""
-    combos, gopts, cache, p, _nat = plan
+    combos, gopts, cache, p, _nat, _per_card = plan
     key = allow << 8 | need << 4 | free
     out = cache.get(key)
     if out is None:
@@ -531,10 +581,13 @@ def _transitions(plan, allow: int, need: int, free: int):
     return out
 
 
-def _dp(comp: list[int], wilds: int, per_card: int, limit: int | None = None):
+def _dp(comp: list[int], wilds: int, per_card: int, limit: int | None = None,
+        beam: int = 0):
     """Run the position DP over one cluster; return (final state -> cost, context).
 
-    States costing more than ``limit`` are dropped (see ``_solve``).
+    States costing more than ``limit`` are dropped (see ``_search_widening``);
+    with ``beam`` only that many of the cheapest states are kept at each
+    position, which gives a quick upper bound, not the exact answer.
     WILDs enter sequences only where a canonical optimal layout needs them:
     filling a gap before a natural card of the run still within reach, or
     the one cell that makes a two-card run three long (above it, or below
@@ -553,45 +606,73 @@ def _dp(comp: list[int], wilds: int, per_card: int, limit: int | None = None):
         limit = 1 << 60
     states = {0: 0}
     back = []
+    idle = True             # every state has all runs ended
+    full8 = wilds << 8
     for p in positions:
         nat = nat_at[p]
+        if idle and not nat and not (p == 12 and nat_at[13] & keepable):
+            back.append(None)   # nothing can happen here: states pass through
+            continue
         plan = _plan(p, nat, keepable if p == 1 else 0, wilds > 0, per_card)
         ahead = (0, nat_at[p + 1], nat_at[p + 1] | nat_at[p + 2],
                  nat_at[p + 1] | nat_at[p + 2] | nat_at[p + 3])
         start12 = nat_at[13] & keepable if p == 12 else 0
         new: dict[int, int] = {}
         ptr: dict[int, tuple] = {}
+        fcache = plan[2]
+        local: dict[int, tuple] = {}
         for key, cost in states.items():
-            runs = key & 255
-            u8 = key & 768
-            free = wilds - (u8 >> 8)
-            hi_bits = key & ~1023
-            nxt = _NEXT[runs]
-            r10 = _REACHED10[runs]
-            ge1 = _GE1[runs]
-            allow = (ge1 & ahead[free if free < 3 else 3]) | _EQ2[runs] | (start12 & ~ge1)
-            trans = _transitions(plan, allow, _MUST[runs], free)
+            low = key & 1023
+            got = local.get(low)
+            if got is None:
+                runs = key & 255
+                free = wilds - (low >> 8)
+                ge1 = _GE1[runs]
+                allow = (ge1 & ahead[free if free < 3 else 3]) | _EQ2[runs] | (start12 & ~ge1)
+                ck = allow << 8 | _MUST[runs] << 4 | free
+                trans = fcache.get(ck)
+                if trans is None:
+                    trans = _transitions(plan, allow, _MUST[runs], free)
+                got = local[low] = (trans, _NEXT[runs], _REACHED10[runs], low & 768)
+            trans, nxt, r10, u8 = got
             if p == 14:
                 am = key >> 11
                 for fill, n, wk8, _g, _k, _c, _d, _f in trans:
                     if n & ~am:
                         continue
                     nk = nxt[fill] | (u8 + wk8) | (key & 1024) | r10[fill]
+                    if nk & 768 == full8:
+                        nk |= 1024
                     c = cost + _POPCOUNT[am & ~n] * ace_cost
-                    if c <= limit and (nk not in new or c < new[nk]):
-                        new[nk] = c
-                        ptr[nk] = (key, fill, n, 0, 0)
+                    if c <= limit:
+                        old = new.get(nk)
+                        if old is None or c < old:
+                            new[nk] = c
+                            ptr[nk] = (key, fill, n, 0, 0)
                 continue
+            hi_bits = key & ~1023
             for fill, n, wk8, gmask, k, gc, d11, f10 in trans:
                 c = cost + gc
                 if c > limit:
                     continue
                 nk = nxt[fill] | (u8 + wk8) | hi_bits | d11 | f10 | r10[fill]
-                if nk not in new or c < new[nk]:
+                if nk & 768 == full8:
+                    nk |= 1024      # every WILD used: no spares, the meld flag is moot
+                old = new.get(nk)
+                if old is None or c < old:
                     new[nk] = c
                     ptr[nk] = (key, fill, n, gmask, k)
-        states = _prune(new) if len(new) > 48 else new
+        if beam and len(new) > beam:
+            # keep the cheapest states, and always a closed one (runs all
+            # ended, every ace settled) so that a layout is sure to come out
+            kept = sorted(new, key=lambda k: (new[k], k))[:beam]
+            closed = [k for k in new if not k & 255 and not k >> 11]
+            if closed:
+                kept.append(min(closed, key=lambda k: (new[k], k)))
+            new = {k: new[k] for k in kept}
+        states = _prune(new, ace_cost) if len(new) > 48 else new
         back.append(ptr)
+        idle = not any(k & 255 for k in states)
     finals = {k: c for k, c in states.items() if not _MUST[k & 255] and not k >> 11}
     return finals, (positions, back, comp, keepable)
 
@@ -607,6 +688,9 @@ def _rebuild(opt, melds: list[Meld], unmelded: list[Card]) -> None:
     _, _, (positions, back, comp, keepable), key = opt
     steps = []
     for i in range(len(positions) - 1, -1, -1):
+        if back[i] is None:
+            steps.append((positions[i], 0, 0, 0, 0))
+            continue
         prev, fill, n, gmask, k = back[i][key]
         steps.append((positions[i], fill, n, gmask, k))
         key = prev
