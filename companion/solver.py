@@ -40,7 +40,6 @@ equally good layouts are broken by a fixed search order.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from operator import attrgetter
 from typing import Iterable
 
@@ -435,14 +434,21 @@ def _clusters(live: list[int], wilds: int) -> list[list[int]]:
 
 
 def _cluster_options(comp: list[int], wilds: int, per_card: int, limit=None) -> dict:
-    """(WILDs used, any meld) -> (cost, how) for one cluster."""
+    """(WILDs used, any meld) -> (cost, how) for one cluster.  One or two
+    cards are answered directly; bigger clusters run the DP."""
     cells = [(r, s) for r in range(1, 14) for s in range(4) if comp[r] >> s & 1]
-    if len(cells) == 1:
-        r, s = cells[0]
-        card = _BY_CODE[RANKS[r - 1] + SUITS[s]]
-        opts = {(0, 0): (per_card + r, "single", card)}
-        if wilds >= 2:
-            opts[(2, 1)] = (0, "group", card)
+    if len(cells) <= 2:
+        cards = [_BY_CODE[RANKS[r - 1] + SUITS[s]] for r, s in cells]
+        weights = [per_card + c.count for c in cards]
+        opts = {(0, 0): (sum(weights), "fixed", (), tuple(cards))}
+        if wilds >= 2:        # the dearer card melds with two WILDs
+            hi = max(range(len(cards)), key=lambda i: (weights[i], i))
+            opts[(2, 1)] = (sum(weights) - weights[hi], "fixed",
+                            ((cards[hi],), 2), tuple(cards[:hi] + cards[hi + 1:]))
+        if len(cards) == 2:
+            need = _pair_wilds(*cells)
+            if need <= wilds:
+                opts[(need, 1)] = (0, "fixed", (tuple(cards), need), ())
         return opts
     finals, ctx = _dp(comp, wilds, per_card, limit)
     opts = {}
@@ -451,6 +457,20 @@ def _cluster_options(comp: list[int], wilds: int, per_card: int, limit=None) -> 
         if k not in opts or cost < opts[k][0]:
             opts[k] = (cost, "dp", ctx, key)
     return opts
+
+
+def _pair_wilds(a: tuple[int, int], b: tuple[int, int]) -> int:
+    """WILDs two live cards (rank, suit) need to make one meld together
+    (99 if they cannot): one for a pair of a rank, one for suit neighbours
+    one or two apart, and one per further gap place."""
+    (ra, sa), (rb, sb) = a, b
+    if ra == rb:
+        return 1
+    if sa != sb:
+        return 99
+    gap = min(abs(pa - pb) for pa in ((ra, 14) if ra == 1 else (ra,))
+              for pb in ((rb, 14) if rb == 1 else (rb,)))
+    return max(1, gap - 1)
 
 
 def _live_bits(sm: list[int], wilds: int) -> list[int]:
@@ -523,7 +543,9 @@ def _tables_ge():
 _GE1, _EQ2 = _tables_ge()
 
 
-@lru_cache(maxsize=8192)
+_PLANS: dict[int, tuple] = {}   # at most 14 x 16 x 16 x 2 x 2 plans, built on demand
+
+
 def _plan(p: int, nat: int, keepable: int, with_wilds: bool, per_card: int):
     """Everything about position p that does not depend on the state:
     the cell fillings and, per mask of natural cards left over, the group
@@ -613,7 +635,11 @@ def _dp(comp: list[int], wilds: int, per_card: int, limit: int | None = None,
         if idle and not nat and not (p == 12 and nat_at[13] & keepable):
             back.append(None)   # nothing can happen here: states pass through
             continue
-        plan = _plan(p, nat, keepable if p == 1 else 0, wilds > 0, per_card)
+        pk = (((p << 4 | nat) << 4 | (keepable if p == 1 else 0)) << 1 | (wilds > 0)) << 1 \
+            | (per_card > 0)
+        plan = _PLANS.get(pk)
+        if plan is None:
+            plan = _PLANS[pk] = _plan(p, nat, keepable if p == 1 else 0, wilds > 0, per_card)
         ahead = (0, nat_at[p + 1], nat_at[p + 1] | nat_at[p + 2],
                  nat_at[p + 1] | nat_at[p + 2] | nat_at[p + 3])
         start12 = nat_at[13] & keepable if p == 12 else 0
@@ -679,11 +705,11 @@ def _dp(comp: list[int], wilds: int, per_card: int, limit: int | None = None,
 
 def _rebuild(opt, melds: list[Meld], unmelded: list[Card]) -> None:
     """Turn one cluster's chosen option into melds and leftovers."""
-    if opt[1] == "single":
-        unmelded.append(opt[2])
-        return
-    if opt[1] == "group":
-        melds.append(make_group([opt[2]], 2))
+    if opt[1] == "fixed":
+        if opt[2]:
+            naturals, k = opt[2]
+            melds.append(check_meld(list(naturals) + [WILD] * k))
+        unmelded.extend(opt[3])
         return
     _, _, (positions, back, comp, keepable), key = opt
     steps = []
@@ -702,6 +728,8 @@ def _rebuild(opt, melds: list[Meld], unmelded: list[Card]) -> None:
         for s in range(4):
             if fill >> s & 1:
                 cells[s].append((p, bool(n >> s & 1)))
+        if not (comp[p] or fill or (p == 14 and kept_aces)):
+            continue
         natural = [_BY_CODE[RANKS[rank - 1] + SUITS[s]] for s in range(4)]
         if p == 14:
             unmelded.extend(natural[s] for s in range(4) if (kept_aces & ~n) >> s & 1)
