@@ -14,7 +14,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from PIL import Image, ImageOps
+from PIL import Image
 
 from vision.errors import PhotoError, PhotoTooLarge, UnsupportedPhotoFormat
 
@@ -22,6 +22,9 @@ MAX_FILE_BYTES = 25 * 1024 * 1024        # a 12 MP phone JPEG is 3-8 MB
 MAX_PIXELS = 60_000_000                   # 60 MP: more is a bomb or a scan, not a photo
 MIN_SIDE = 32                             # below this no card can be read
 WORK_LONG_SIDE = 2048                     # decode no larger than this (keeps memory bounded)
+# Formats without reduced-scale decoding (PNG, WebP, TIFF, BMP, GIF) are decoded whole
+# (up to 4 bytes a pixel), so they get a lower cap: 40 MP is 160 MB at most.
+MAX_WHOLE_DECODE_PIXELS = 40_000_000
 
 Image.MAX_IMAGE_PIXELS = MAX_PIXELS       # Pillow's own bomb guard, as a second line
 
@@ -76,6 +79,7 @@ def load_photo(data: bytes, work_long_side: int = WORK_LONG_SIDE) -> Photo:
             raise UnsupportedPhotoFormat(f"this file is {what}, not a photo. {fix}")
     try:
         with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. "Corrupt EXIF data": the pixels decide
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             img = Image.open(io.BytesIO(data))
             fmt = (img.format or "unknown").upper()
@@ -89,40 +93,89 @@ def load_photo(data: bytes, work_long_side: int = WORK_LONG_SIDE) -> Photo:
     if w * h > MAX_PIXELS:
         raise PhotoTooLarge(f"the image is {w}x{h} pixels ({w * h / 1e6:.0f} MP); the limit is "
                             f"{MAX_PIXELS // 1_000_000} MP. Resize it or use the phone camera's normal setting.")
+    if fmt != "JPEG" and w * h > MAX_WHOLE_DECODE_PIXELS:
+        raise PhotoTooLarge(
+            f"the {fmt} image is {w}x{h} pixels ({w * h / 1e6:.0f} MP); a {fmt} file has to be decoded "
+            f"whole, so the limit is {MAX_WHOLE_DECODE_PIXELS // 1_000_000} MP (JPEG photos may have "
+            f"{MAX_PIXELS // 1_000_000} MP). Send the camera's JPEG, or resize the image.")
     if min(w, h) < MIN_SIDE:
         raise PhotoError(f"the image is only {w}x{h} pixels; a photo of cards needs at least "
                          f"{MIN_SIDE} pixels on each side (a normal phone photo is 3000+ pixels)")
-    if getattr(img, "n_frames", 1) > 1 and fmt in {"GIF", "WEBP", "PNG", "TIFF"}:  # MPO: JPEG + preview, fine
-        raise UnsupportedPhotoFormat(f"this is an animated {fmt} with {img.n_frames} frames; "
-                                     "send a single still photo (JPEG or PNG)")
     try:
-        if fmt == "JPEG":
-            img.draft("RGB", (work_long_side, work_long_side))  # decode at 1/2..1/8 scale when possible
-        img = ImageOps.exif_transpose(img)
-        if img.mode not in ("RGB", "L"):
-            if img.mode in ("I;16", "I;16B", "I;16L", "I"):
-                arr = np.asarray(img, dtype=np.float32)
-                peak = max(float(arr.max()), 1.0)
-                img = Image.fromarray((arr * (255.0 / (65535.0 if peak > 255 else 255.0))).clip(0, 255)
-                                      .astype(np.uint8))
-            elif img.mode in ("RGBA", "LA", "PA") or (img.mode == "P" and "transparency" in img.info):
-                rgba = img.convert("RGBA")
-                background = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
-                img = Image.alpha_composite(background, rgba)
-            img = img.convert("RGB")
-        up_w, up_h = _upright_size(w, h, img)
-        if max(img.size) > work_long_side:
-            img.thumbnail((work_long_side, work_long_side), Image.Resampling.BILINEAR)
-        rgb = np.asarray(img.convert("RGB"))
-    except (OSError, ValueError, SyntaxError) as exc:
+        frames = int(getattr(img, "n_frames", 1) or 1)
+    except Exception:  # counting frames reads the whole file: a damaged one fails here
+        raise PhotoError("the image data is damaged or truncated; take or export the photo again") from None
+    if frames > 1 and fmt in {"GIF", "WEBP", "PNG", "TIFF"}:  # MPO: JPEG + preview, fine
+        raise UnsupportedPhotoFormat(f"this is an animated or multi-page {fmt} with {frames} frames; "
+                                     "send a single still photo (JPEG or PNG)")
+    orientation = _orientation(img)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # Pillow warns about odd metadata; the pixels decide
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            if fmt == "JPEG":
+                img.draft("RGB", (work_long_side, work_long_side))  # decode at 1/2..1/8 scale when possible
+            img.load()
+            img = _small_rgb(img, work_long_side)
+            method = _TRANSPOSE.get(orientation)
+            if method is not None:
+                img = img.transpose(method)
+            rgb = np.asarray(img)
+    except MemoryError:
+        raise PhotoTooLarge("the image is too large to decode on this computer; send a smaller photo") from None
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
+        raise PhotoTooLarge(f"the image claims more than {MAX_PIXELS // 1_000_000} million pixels "
+                            "(a decompression bomb or a huge scan); send an ordinary photo") from None
+    except Exception as exc:  # untrusted bytes: any decoder failure is the file's fault
         raise PhotoError(f"the image data is damaged or truncated ({type(exc).__name__}); "
                          "take or export the photo again") from None
+    up_w, up_h = (h, w) if orientation in (5, 6, 7, 8) else (w, h)
     bgr = np.ascontiguousarray(rgb[:, :, ::-1])
     scale = bgr.shape[1] / up_w
     return Photo(image=bgr, width=up_w, height=up_h, scale=scale, format=fmt)
 
 
-def _upright_size(w: int, h: int, upright: Image.Image) -> tuple[int, int]:
-    """The full-resolution size after EXIF rotation (draft mode may have shrunk the pixels)."""
-    uw, uh = upright.size
-    return (w, h) if (uw >= uh) == (w >= h) else (h, w)
+# EXIF orientation -> the transpose that turns the stored pixels upright (as
+# ImageOps.exif_transpose); any other value (0, 9, garbage) means "as stored".
+_TRANSPOSE = {
+    2: Image.Transpose.FLIP_LEFT_RIGHT, 3: Image.Transpose.ROTATE_180,
+    4: Image.Transpose.FLIP_TOP_BOTTOM, 5: Image.Transpose.TRANSPOSE,
+    6: Image.Transpose.ROTATE_270, 7: Image.Transpose.TRANSVERSE, 8: Image.Transpose.ROTATE_90,
+}
+
+
+def _orientation(img: Image.Image) -> int:
+    """The EXIF orientation tag (1-8), or 1 when absent, out of range or unreadable."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            value = img.getexif().get(0x0112, 1)
+    except Exception:
+        return 1
+    return value if isinstance(value, int) and 1 <= value <= 8 else 1
+
+
+def _small_rgb(img: Image.Image, long_side: int) -> Image.Image:
+    """RGB no larger than ``long_side``, shrinking *before* any widening conversion
+    (a 16-bit, palette or alpha image converted first would need 2-4x the memory)."""
+    mode = img.mode
+    if mode in ("I;16", "I;16B", "I;16L", "I;16N", "I", "F"):
+        step = max(1, -(-max(img.size) // (2 * long_side)))  # subsample first, then filter
+        arr = np.asarray(img)[::step, ::step]
+        peak = float(arr.max()) if arr.size else 0.0
+        if peak > 255:
+            arr = np.clip(arr, 0, 65535) / 257.0
+        img = Image.fromarray(np.clip(arr, 0, 255).astype(np.uint8), "L")
+    elif mode == "1":
+        img = img.convert("L")
+    elif mode in ("P", "PA"):
+        img = img.convert("RGBA" if mode == "PA" or "transparency" in img.info else "RGB")
+    elif mode not in ("L", "LA", "RGB", "RGBA"):
+        img = img.convert("RGB")  # CMYK, YCbCr, LAB, HSV, La, RGBa...
+    if max(img.size) > long_side:
+        img.thumbnail((long_side, long_side), Image.Resampling.BILINEAR)
+    if img.mode in ("LA", "RGBA"):
+        rgba = img.convert("RGBA")
+        background = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+        img = Image.alpha_composite(background, rgba)
+    return img.convert("RGB")
