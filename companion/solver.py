@@ -332,11 +332,13 @@ def _search_widening(clusters, wilds, per_card, count_options, weight_wild):
     todo = set(range(len(clusters)))
     while True:
         for i in sorted(todo):
-            while True:
-                options[i] = _cluster_options(clusters[i], wilds, per_card, limits[i])
-                if options[i]:
-                    break
+            options[i] = _cluster_options(clusters[i], wilds, per_card, limits[i])
+            if not options[i]:
                 limits[i] = _quick_bound(clusters[i], wilds, per_card)
+                options[i] = _cluster_options(clusters[i], wilds, per_card, limits[i])
+            if not options[i]:      # cannot happen (the bound is a real layout); be safe
+                limits[i] = None
+                options[i] = _cluster_options(clusters[i], wilds, per_card, None)
         best = _search(options, wilds, count_options, weight_wild)
         if best is None:        # the cheap layouts need more WILDs than there are
             todo = {i for i, lim in enumerate(limits) if lim is not None}
