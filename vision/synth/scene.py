@@ -449,8 +449,8 @@ class SceneGenerator:
         S = img.shape[0]
         n = int(rng.poisson(0.5 if over else 1.0))
         for _ in range(n):
-            kind = rng.choice(["coin", "box", "hand", "blob"], p=[0.3, 0.25, 0.3, 0.15] if not over else
-                              [0.35, 0.1, 0.45, 0.1])
+            kind = rng.choice(["coin", "box", "hand", "blob"], p=[0.4, 0.35, 0.0, 0.25] if not over else
+                              [0.3, 0.1, 0.5, 0.1])
             mask = np.zeros((S, S), np.uint8)
             col = rng.uniform(20, 235, 3)
             if kind == "coin":
@@ -493,15 +493,27 @@ class SceneGenerator:
             bx, by, bw, bh = cv2.boundingRect(mask)
             if bw == 0 or bh == 0:
                 continue
-            y0, y1, x0, x1 = by, by + bh, bx, bx + bw
-            m = mask[y0:y1, x0:x1].astype(np.float32)[..., None] / 255.0
+            pad = 8
+            y0, y1 = max(0, by - pad), min(S, by + bh + pad)
+            x0, x1 = max(0, bx - pad), min(S, bx + bw + pad)
+            msk = mask[y0:y1, x0:x1]
+            soft = cv2.GaussianBlur(msk, (0, 0), rng.uniform(0.5, 2.0)).astype(np.float32)[..., None] / 255.0
+            # edge-darkening term, blurred at 1/4 resolution (cheap for big objects)
+            hh, ww = msk.shape
+            small = cv2.resize(msk, (max(1, ww // 4), max(1, hh // 4)), interpolation=cv2.INTER_AREA)
+            small = cv2.GaussianBlur(small, (0, 0), max(0.6, 0.03 * min(bw, bh)))
+            inner = cv2.resize(small, (ww, hh), interpolation=cv2.INTER_LINEAR).astype(np.float32) / 255.0
             roi = img[y0:y1, x0:x1].astype(np.float32)
-            # simple shading across the object
-            shade = np.linspace(rng.uniform(0.7, 1.0), rng.uniform(0.9, 1.2), x1 - x0, dtype=np.float32)[None, :, None]
-            obj = np.clip(col[None, None, :] * shade, 0, 255)
-            img[y0:y1, x0:x1] = (roi * (1 - m) + obj * m).astype(np.uint8)
+            # contact shadow, then the object shaded darker towards its edges and across
+            sh = np.roll(soft, (int(rng.integers(1, 6)), int(rng.integers(-4, 5))), axis=(0, 1))
+            roi *= 1 - rng.uniform(0.2, 0.5) * sh
+            shade = (0.6 + 0.5 * inner)[..., None] * np.linspace(rng.uniform(0.75, 1.0), rng.uniform(0.9, 1.15),
+                                                                 x1 - x0, dtype=np.float32)[None, :, None]
+            obj = col[None, None, :].astype(np.float32) * shade
+            obj += rng.normal(0, 3, (1, 1, 1)).astype(np.float32)
+            img[y0:y1, x0:x1] = np.clip(roi * (1 - soft) + obj * soft, 0, 255).astype(np.uint8)
             if over:
-                owner[y0:y1, x0:x1][mask[y0:y1, x0:x1] > 127] = -2
+                owner[y0:y1, x0:x1][msk > 127] = -2
 
     # ------------------------------------------------------------ labels
     def _labels(self, infos, owner):
