@@ -162,6 +162,10 @@ _SUIT_BIT = {s: i for i, s in enumerate(SUITS)}
 
 
 _INDEX = attrgetter("index")
+#: _CARD_AT[rank][suit number] -> the regular card (rank 1..13; 14 is the ace)
+_CARD_AT = [None] + [[_BY_CODE[RANKS[r - 1] + SUITS[st]] for st in range(4)]
+                     for r in range(1, 14)]
+_CARD_AT.append(_CARD_AT[1])
 _WILD_INDEX = WILD.index
 _COUNT_OF = tuple(c.count for c in ALL_KINDS)
 
@@ -253,13 +257,16 @@ def _solve(cards: list[Card], per_card: int, out_only: bool = False) -> Arrangem
         return Arrangement((), tuple(cards), sum(_COUNT_OF[c.index] for c in cards))
     weight_wild = per_card + 20
     live = [0] * 15
-    for s in range(4):
-        lb, dead = live_bits[s], sm[s] & ~live_bits[s]
-        for r in range(1, 14):
-            if lb >> r & 1:
-                live[r] |= 1 << s
-            elif dead >> r & 1:
-                fixed.append(_BY_CODE[RANKS[r - 1] + SUITS[s]])
+    cells = []
+    for c in cards:
+        i = c.index
+        if i < 52:
+            st, r = i // 13, i % 13 + 1
+            if live_bits[st] >> r & 1:
+                live[r] |= 1 << st
+                cells.append((r, st))
+            else:
+                fixed.append(c)
     live[14] = live[1]
     base = sum(per_card + c.count for c in fixed)
 
@@ -272,7 +279,7 @@ def _solve(cards: list[Card], per_card: int, out_only: bool = False) -> Arrangem
     else:
         count_options = ((0, sum(per_card + c.count for c in counts), False), (3 - nc, 0, True))
 
-    clusters = _clusters(live, wilds)
+    clusters = _clusters(cells, live, wilds)
     if out_only:
         # going out leaves at most one card, worth at most per_card + 20
         limit = per_card + 20 - base
@@ -325,7 +332,7 @@ def _search_widening(clusters, wilds, per_card, count_options, weight_wild):
     at most F minus every other cluster's minimum, so any cluster whose
     limit was below that bound is solved again with the bound: the answer
     is then exact."""
-    n_live = sum(_POPCOUNT[m] for comp in clusters for m in comp[1:14])
+    n_live = sum(len(cells) for cells, _ in clusters)
     first = _first_limit(n_live)
     limits = [first] * len(clusters)
     options: list = [None] * len(clusters)
@@ -357,9 +364,9 @@ def _search_widening(clusters, wilds, per_card, count_options, weight_wild):
             return best
 
 
-def _quick_bound(comp, wilds, per_card) -> int:
+def _quick_bound(cluster, wilds, per_card) -> int:
     """An upper bound on a cluster's cheapest layout, from a narrow beam."""
-    finals, _ = _dp(comp, wilds, per_card, None, beam=64)
+    finals, _ = _dp(cluster[1], wilds, per_card, None, beam=64)
     return max(finals.values())
 
 
@@ -394,13 +401,15 @@ def _search(options, wilds, count_options, weight_wild):
     return best
 
 
-def _clusters(live: list[int], wilds: int) -> list[list[int]]:
-    """Split the live natural cards into clusters that can never share a meld:
-    cards are linked when they have the same rank, or the same suit and are
-    at most ``wilds + 1`` places apart (aces sit at both 1 and 14).  Returns
-    per-cluster rank masks (index 1..13, 14 mirrors 1)."""
+def _clusters(cells: list[tuple[int, int]], live: list[int], wilds: int) -> list:
+    """Split the live natural cards (rank, suit) into clusters that can never
+    share a meld: cards are linked when they have the same rank, or the same
+    suit and are at most ``wilds + 1`` places apart (aces sit at both 1 and
+    14).  Returns (cells, per-rank suit masks with 14 mirroring 1) per cluster."""
     reach = wilds + 1
-    parent: dict[tuple[int, int], tuple[int, int]] = {}
+    n = len(cells)
+    parent = list(range(n))
+    where = {cell: i for i, cell in enumerate(cells)}
 
     def find(x):
         while parent[x] != x:
@@ -408,39 +417,36 @@ def _clusters(live: list[int], wilds: int) -> list[list[int]]:
             x = parent[x]
         return x
 
-    def union(a, b):
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
-
-    cells = [(r, s) for r in range(1, 14) for s in range(4) if live[r] >> s & 1]
-    for c in cells:
-        parent[c] = c
-    for r, s in cells:
-        for s2 in range(s + 1, 4):
-            if live[r] >> s2 & 1:
-                union((r, s), (r, s2))
+    for i, (r, s) in enumerate(cells):
+        links = [(r, s2) for s2 in range(s + 1, 4) if live[r] >> s2 & 1]
         for p in ((r, 14) if r == 1 else (r,)):
             for q in range(p + 1, min(14, p + reach) + 1):
                 rq = 1 if q == 14 else q
                 if live[rq] >> s & 1:
-                    union((r, s), (rq, s))
-    comps: dict[tuple[int, int], list[int]] = {}
-    for r, s in cells:
-        masks = comps.setdefault(find((r, s)), [0] * 15)
-        masks[r] |= 1 << s
-    out = list(comps.values())
-    for masks in out:
+                    links.append((rq, s))
+        for other in links:
+            a, b = find(i), find(where[other])
+            if a != b:
+                parent[max(a, b)] = min(a, b)
+    groups: dict[int, list] = {}
+    for i, cell in enumerate(cells):
+        groups.setdefault(find(i), []).append(cell)
+    out = []
+    for group in groups.values():
+        masks = [0] * 15
+        for r, s in group:
+            masks[r] |= 1 << s
         masks[14] = masks[1]
+        out.append((group, masks))
     return out
 
 
-def _cluster_options(comp: list[int], wilds: int, per_card: int, limit=None) -> dict:
+def _cluster_options(cluster, wilds: int, per_card: int, limit=None) -> dict:
     """(WILDs used, any meld) -> (cost, how) for one cluster.  One or two
     cards are answered directly; bigger clusters run the DP."""
-    cells = [(r, s) for r in range(1, 14) for s in range(4) if comp[r] >> s & 1]
+    cells, comp = cluster
     if len(cells) <= 2:
-        cards = [_BY_CODE[RANKS[r - 1] + SUITS[s]] for r, s in cells]
+        cards = [_CARD_AT[r][s] for r, s in cells]
         weights = [per_card + c.count for c in cards]
         opts = {(0, 0): (sum(weights), "fixed", (), tuple(cards))}
         if wilds >= 2:        # the dearer card melds with two WILDs
@@ -732,7 +738,7 @@ def _rebuild(opt, melds: list[Meld], unmelded: list[Card]) -> None:
                 cells[s].append((p, bool(n >> s & 1)))
         if not (comp[p] or fill or (p == 14 and kept_aces)):
             continue
-        natural = [_BY_CODE[RANKS[rank - 1] + SUITS[s]] for s in range(4)]
+        natural = _CARD_AT[rank]
         if p == 14:
             unmelded.extend(natural[s] for s in range(4) if (kept_aces & ~n) >> s & 1)
             continue
