@@ -5,6 +5,8 @@ Layout:
 - ``engine.py``    the only module that talks to the scoring engine
 - ``reader.py``    the card reader, injectable (``create_app(reader=...)``), vision imported lazily
 - ``security.py``  the one place request/response security hooks are registered
+                   (LAN mode and table codes, Host check, CSRF, headers)
+- ``idempotency.py`` double submissions change things once
 - ``views/``       blueprints: pages (``pages``, ``tables``) and the JSON ``api``
 """
 from __future__ import annotations
@@ -68,17 +70,22 @@ def create_app(
     )
     # Optional per-instance settings file (instance/config.py), then test overrides.
     app.config.from_pyfile("config.py", silent=True)
+    # No debug mode outside development: Flask would take it from $FLASK_DEBUG;
+    # only an explicit test/dev config may turn it on.
+    app.config["DEBUG"] = False
     app.config.update(test_config)
+    app.debug = bool(app.config.get("DEBUG"))
     app.json.sort_keys = False  # keep the engine's key order in API answers
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _secret_key(instance)
     Path(app.config["PHOTO_DIR"]).mkdir(parents=True, exist_ok=True)
 
-    from . import db, reader as reader_mod, security
+    from . import db, idempotency, reader as reader_mod, security
     from .views import api, pages, tables
     from . import filters
 
     db.init_app(app)
+    idempotency.init_app(app)
     reader_mod.init_app(app, reader)
     filters.init_app(app)
     app.register_blueprint(pages.bp)

@@ -61,6 +61,18 @@ MIGRATIONS: list[str] = [
         UNIQUE (game_id, seat)
     );
     """,
+    # 2: idempotency keys of state-changing requests (companion.web.idempotency).
+    """
+    CREATE TABLE idempotency (
+        scope         TEXT NOT NULL,          -- route and ids, e.g. 'hand:3:1'
+        key           TEXT NOT NULL,          -- sha256 of the client's key and the content
+        state         TEXT NOT NULL CHECK (state IN ('pending','done')),
+        resource      TEXT,                   -- what the request made (a game id)
+        created_at    REAL NOT NULL,          -- unix time
+        PRIMARY KEY (scope, key)
+    );
+    CREATE INDEX idempotency_by_age ON idempotency(created_at);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from companion.web import create_app
+from companion.web.testing import CsrfClient
 
 
 @dataclass
@@ -77,6 +78,7 @@ def fake_reader():
 def app(tmp_path, fake_reader):
     app = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path / "instance"),
                       "MAX_CONTENT_LENGTH": 2 * 1024 * 1024}, reader=fake_reader)
+    app.test_client_class = CsrfClient  # sends the session's CSRF token, like the page's forms
     yield app
 
 

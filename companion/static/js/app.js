@@ -41,22 +41,26 @@
     return el;
   }
 
-  async function postJSON(url, body) {
-    const resp = await fetch(url, {
-      method: "POST", credentials: "same-origin",
-      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf(), "X-Requested-With": "fetch",
-                 "Accept": "application/json" },
-      body: JSON.stringify(body),
-    });
+  /* A random idempotency key (crypto.getRandomValues works on plain http too,
+     unlike randomUUID): the same key + the same content = the same request. */
+  function newKey() {
+    const b = new Uint8Array(16);
+    crypto.getRandomValues(b);
+    return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+  }
+
+  async function postJSON(url, body, key) {
+    const headers = { "Content-Type": "application/json", "X-CSRF-Token": csrf(), "X-Requested-With": "fetch",
+                      "Accept": "application/json" };
+    if (key) headers["Idempotency-Key"] = key;
+    const resp = await fetch(url, { method: "POST", credentials: "same-origin", headers, body: JSON.stringify(body) });
     return readJSON(resp);
   }
 
-  async function postForm(url, formData) {
-    const resp = await fetch(url, {
-      method: "POST", credentials: "same-origin",
-      headers: { "X-CSRF-Token": csrf(), "X-Requested-With": "fetch", "Accept": "application/json" },
-      body: formData,
-    });
+  async function postForm(url, formData, key) {
+    const headers = { "X-CSRF-Token": csrf(), "X-Requested-With": "fetch", "Accept": "application/json" };
+    if (key) headers["Idempotency-Key"] = key;
+    const resp = await fetch(url, { method: "POST", credentials: "same-origin", headers, body: formData });
     return readJSON(resp);
   }
 
@@ -76,5 +80,5 @@
     if (f instanceof HTMLFormElement && f.dataset.confirm && !window.confirm(f.dataset.confirm)) ev.preventDefault();
   });
 
-  window.Rummy = { cardEl, label, postJSON, postForm, csrf, SUITS };
+  window.Rummy = { cardEl, label, postJSON, postForm, csrf, newKey, SUITS };
 })();

@@ -39,6 +39,9 @@
     this.localUrl = null;
     this.selected = null;
     this.busy = false;
+    // Kept until a request succeeds: a repeat of the same save or photo is done once.
+    this.saveKey = Rummy.newKey();
+    this.photoKey = Rummy.newKey();
     const q = (s) => sec.querySelector(s);
     this.el = {
       chips: q(".chips"), editbar: q(".editbar"), selLabel: q(".sel-label"), text: q(".cards-text"),
@@ -181,7 +184,8 @@
     this.busy = true;
     this.el.error.textContent = "";
     try {
-      const data = await Rummy.postJSON(this.sec.dataset.saveUrl, body);
+      const data = await Rummy.postJSON(this.sec.dataset.saveUrl, body, this.saveKey);
+      this.saveKey = Rummy.newKey();
       applyState(data);
     } catch (e) {
       this.el.error.textContent = e.message;
@@ -194,7 +198,8 @@
     this.el.status.textContent = "Reading the cards…";
     this.busy = true;
     try {
-      const data = await Rummy.postForm(this.sec.dataset.photoPost, fd);
+      const data = await Rummy.postForm(this.sec.dataset.photoPost, fd, this.photoKey);
+      this.photoKey = Rummy.newKey();
       if (this.localUrl) URL.revokeObjectURL(this.localUrl);
       this.localUrl = URL.createObjectURL(file);
       const n = data.reading ? data.reading.cards.length : 0;

@@ -144,6 +144,8 @@ def init_app(app: Flask) -> None:
     """App-level handlers: reader errors anywhere, and JSON for any /api/ path."""
     for cls in reader_errors():
         app.register_error_handler(cls, _reader_error)
+    from ..idempotency import StillRunning
+    app.register_error_handler(StillRunning, _reader_error)
 
     def _app_http(exc: HTTPException):
         if request.path.startswith("/api/"):

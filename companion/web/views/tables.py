@@ -11,6 +11,7 @@ from flask import (Blueprint, abort, current_app, flash, jsonify, redirect, rend
                    request, send_file, url_for)
 
 from .. import engine, games as G
+from .. import idempotency as idem
 from ..db import dumps, get_db, transaction
 from ..reader import read_photo
 
@@ -161,16 +162,33 @@ def settings(table_id: int):
 def start_game(table_id: int):
     table = _table_or_404(table_id)
     db = get_db()
-    with transaction(db):
-        row = db.execute("SELECT id FROM games WHERE table_id = ? AND status = 'open' ORDER BY id"
-                         " LIMIT 1", (table_id,)).fetchone()
-        if row:  # a double submit, or a game already in progress: go there
-            return redirect(url_for(".game", table_id=table_id, game_id=row["id"]), 303)
-        m = G.load_match(table)
-        if m["state"].get("winner") is not None:
-            flash("The match is over; start a new table for a new match.", "error")
-            return redirect(url_for(".match", table_id=table_id), 303)
-        game_id = G.create_game(db, table)
+    claim = idem.claim(f"game:{table_id}", "")
+    if claim and claim.done:  # the same form submitted again: the game it made
+        made = int(claim.resource or 0)
+        if db.execute("SELECT 1 FROM games WHERE id = ? AND table_id = ?", (made, table_id)).fetchone():
+            return redirect(url_for(".game", table_id=table_id, game_id=made), 303)
+        return redirect(url_for(".match", table_id=table_id), 303)
+    try:
+        with transaction(db):
+            row = db.execute("SELECT id FROM games WHERE table_id = ? AND status = 'open' ORDER BY id"
+                             " LIMIT 1", (table_id,)).fetchone()
+            if row:  # a double submit, or a game already in progress: go there
+                if claim:
+                    claim.finish(db, row["id"])
+                return redirect(url_for(".game", table_id=table_id, game_id=row["id"]), 303)
+            m = G.load_match(table)
+            if m["state"].get("winner") is not None:
+                if claim:
+                    claim.finish(db, "")
+                flash("The match is over; start a new table for a new match.", "error")
+                return redirect(url_for(".match", table_id=table_id), 303)
+            game_id = G.create_game(db, table)
+            if claim:
+                claim.finish(db, game_id)
+    except BaseException:
+        if claim:
+            claim.release()
+        raise
     return redirect(url_for(".game", table_id=table_id, game_id=game_id), 303)
 
 
@@ -346,8 +364,17 @@ def save_hand(table_id: int, game_id: int, seat: int):
         if wants_json():
             return _json_error(str(exc))
         return _render_game(table, g, m, errors=[f"{table.players[seat]}: {exc}"], status=400)
-    with transaction():
-        G.save_hand(get_db(), game_id, seat, cards=cards, links=links, dropped=dropped)
+    claim = idem.claim(f"hand:{game_id}:{seat}", idem.fingerprint(cards, links, dropped))
+    if claim is None or not claim.done:  # a repeat changes nothing: answer with the current state
+        try:
+            with transaction() as db:
+                G.save_hand(db, game_id, seat, cards=cards, links=links, dropped=dropped)
+                if claim:
+                    claim.finish(db)
+        except BaseException:
+            if claim:
+                claim.release()
+            raise
     if wants_json():
         g, _ = _game_or_404(table, game_id)
         return jsonify(game_state(table, g))
@@ -396,7 +423,15 @@ def upload_photo(table_id: int, game_id: int, seat: int):
             return _json_error(msg)
         return _render_game(table, g, m, errors=[msg], status=400)
     data = upload.read()
-    reading = read_photo(data)  # ReaderError -> 4xx/503 via the app's handlers
+    claim = idem.claim(f"photo:{game_id}:{seat}", idem.fingerprint(data))
+    if claim and claim.done:  # the same photo sent twice: read once, answer with the state
+        return _photo_answer(table, table_id, game_id, seat)
+    try:
+        reading = read_photo(data)  # ReaderError -> 4xx/503 via the app's handlers
+    except BaseException:
+        if claim:
+            claim.release()
+        raise
     cards, links = [], []
     for i, c in enumerate(reading["cards"]):
         cards.append(c["code"])
@@ -410,15 +445,28 @@ def upload_photo(table_id: int, game_id: int, seat: int):
         tmp.write_bytes(data)
         os.replace(tmp, photo_dir / fname)
         photo = (fname, mime)
-    with transaction():
-        G.save_hand(get_db(), game_id, seat, cards=cards, links=links, reading=reading,
-                    photo=photo or ("", ""))
+    try:
+        with transaction() as db:
+            G.save_hand(db, game_id, seat, cards=cards, links=links, reading=reading,
+                        photo=photo or ("", ""))
+            if claim:
+                claim.finish(db)
+    except BaseException:
+        if claim:
+            claim.release()
+        if photo:
+            _remove_photo(photo[0])
+        raise
     if old.photo:
         _remove_photo(old.photo)
+    return _photo_answer(table, table_id, game_id, seat)
+
+
+def _photo_answer(table, table_id: int, game_id: int, seat: int):
     if wants_json():
         g, _ = _game_or_404(table, game_id)
         st = game_state(table, g)
-        st["reading"] = reading
+        st["reading"] = hand_of(g, seat).reading
         return jsonify(st)
     return redirect(url_for(".game", table_id=table_id, game_id=game_id) + f"#seat-{seat}", 303)
 
