@@ -52,6 +52,18 @@ ART_INDEX_WINDOWS = {
 # Pyramid level heights (px) kept in memory per face.
 MAX_FACE_HEIGHT = 320
 
+# Label boxes keep a little paper around the index ink, as the real photos'
+# annotations do: the ink outline is grown by this fraction of its height.
+INDEX_MARGIN = 0.12
+_DIRS = np.array([[np.cos(a), np.sin(a)] for a in np.linspace(0, 2 * np.pi, 12, endpoint=False)], np.float32)
+
+
+def grow_outline(poly: np.ndarray, frac: float = INDEX_MARGIN) -> np.ndarray:
+    """The convex outline ``poly`` grown by ``frac`` x its height on every side (Minkowski sum with a disc)."""
+    r = frac * float(poly[:, 1].max() - poly[:, 1].min())
+    pts = (poly[:, None, :] + r * _DIRS[None]).reshape(-1, 2).astype(np.float32)
+    return cv2.convexHull(pts).reshape(-1, 2)
+
 
 @dataclass
 class Face:
@@ -61,6 +73,16 @@ class Face:
     polys: list[np.ndarray]  # corner-index outlines in levels[0] pixels (float32 N x 2)
     kind: str = "art"  # art | optional | procedural
     meta: dict = field(default_factory=dict)
+
+    @property
+    def label_polys(self) -> list[np.ndarray]:
+        """The index outlines used for labels: ``polys`` grown by ``INDEX_MARGIN``."""
+        lp = self.meta.get("_label_polys")
+        if lp is None:
+            w, h = self.size
+            lp = self.meta["_label_polys"] = [np.clip(grow_outline(p), 0, [w, h]).astype(np.float32)
+                                              for p in self.polys]
+        return lp
 
     @property
     def size(self) -> tuple[int, int]:
