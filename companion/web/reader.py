@@ -7,6 +7,7 @@ so pages that never see a photo never import the vision stack.
 """
 from __future__ import annotations
 
+import os
 import threading
 from typing import Any
 
@@ -22,8 +23,16 @@ class ReaderUnavailable(Exception):
 _lock = threading.Lock()
 
 
+def _default_slots() -> int:
+    return max(2, min(4, os.cpu_count() or 2))
+
+
 def init_app(app: Flask, reader: Any = None) -> None:
     app.extensions["companion_reader"] = reader
+    # Photos decoded and read at once: each may hold ~150 MB while decoding, and
+    # the model runs one at a time anyway; the other request threads stay free.
+    app.config.setdefault("PHOTO_SLOTS", _default_slots())
+    app.extensions["companion_photo_slots"] = threading.BoundedSemaphore(app.config["PHOTO_SLOTS"])
 
 
 def get_reader(app: Flask | None = None) -> Any:
@@ -60,7 +69,9 @@ def read_photo(data: bytes) -> dict:
     if not data:
         from_vision = _photo_error()
         raise from_vision("The photo is empty (0 bytes). Choose or take the photo again.")
-    reading = get_reader().read(data)
+    reader = get_reader()
+    with current_app.extensions["companion_photo_slots"]:
+        reading = reader.read(data)
     cards = []
     for c in reading.cards:
         box = [round(float(v), 1) for v in c.box]

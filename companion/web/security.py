@@ -294,7 +294,12 @@ def lan_url() -> str:
 
 
 def join_url() -> str:
-    return f"{lan_url()}/join?code={current_app.config.get('TABLE_CODE') or ''}"
+    return join_url_for(lan_url(), current_app.config.get("TABLE_CODE") or "")
+
+
+def join_url_for(base: str, code: str) -> str:
+    """The QR code's link: opening it joins the table."""
+    return f"{base.rstrip('/')}/join?code={code}"
 
 
 def qr_svg(text: str) -> str:
