@@ -9,6 +9,7 @@ from flask import Blueprint, Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from .. import engine
+from ..openapi import MAX_JSON_BYTES, document
 from ..reader import read_photo, reader_errors
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -23,6 +24,9 @@ class ApiError(Exception):
 
 
 def _json_body() -> dict:
+    if (request.content_length or 0) > MAX_JSON_BYTES:
+        raise ApiError(f"The JSON body is {request.content_length // 1024} KB; the limit is "
+                       f"{MAX_JSON_BYTES // 1024} KB (a whole round is a few KB).", 413)
     data = request.get_json(silent=True, force=True)
     if data is None:
         raise ApiError('The request body is not valid JSON. Send e.g. {"hand": ["7H", "8H", "9H"]} '
@@ -45,6 +49,13 @@ def _hand_from(data: dict) -> list[str]:
     else:
         raise ApiError('"hand" must be a list of cards like ["7H", "WILD"] or a string "7H WILD".')
     return codes
+
+
+@bp.get("/openapi.json")
+def openapi():
+    """The API described for people and tools (OpenAPI 3.1)."""
+    from flask import current_app
+    return jsonify(document(current_app.config.get("MAX_CONTENT_LENGTH") or 0, MAX_CARDS))
 
 
 @bp.post("/score")
@@ -134,7 +145,8 @@ def http_message(exc: HTTPException) -> str:
         return (f"The upload is too large (limit {limit // (1024 * 1024)} MB). "
                 "Take the photo at a lower resolution or send a smaller file.")
     if exc.code == 404:
-        return "No such API endpoint: see /api/score, /api/round, /api/detect, /api/meld."
+        return ("No such API endpoint: see /api/score, /api/round, /api/detect, /api/meld "
+                "(described in /api/openapi.json).")
     if exc.code == 405:
         return f"Use POST for {request.path}."
     return exc.description or exc.name
