@@ -28,7 +28,8 @@ WORK = REPO / "datasets" / "work"
 
 
 def train_detector(data: str, epochs: int, imgsz: int, batch: int, name: str, fresh: bool,
-                   fraction: float = 1.0, workers: int = 2, lr0: float | None = None) -> Path:
+                   fraction: float = 1.0, workers: int = 2, lr0: float | None = None,
+                   warmup_epochs: float = 3.0, close_mosaic: int = 0) -> Path:
     ultra_offline.configure()
     from ultralytics import YOLO
 
@@ -41,7 +42,8 @@ def train_detector(data: str, epochs: int, imgsz: int, batch: int, name: str, fr
         data=data, epochs=epochs, imgsz=imgsz, batch=batch, device="cpu", workers=workers,
         pretrained=False, amp=False, plots=False, project=str(WORK / "runs"), name=name,
         exist_ok=True, cache=False, fraction=fraction, single_cls=True,
-        degrees=0.0, fliplr=0.0, flipud=0.0, mosaic=1.0, close_mosaic=0, scale=0.5,
+        degrees=0.0, fliplr=0.0, flipud=0.0, mosaic=1.0, close_mosaic=close_mosaic, scale=0.5,
+        warmup_epochs=warmup_epochs,
         hsv_h=0.1, hsv_s=0.7, hsv_v=0.5, patience=0, val=True, verbose=False, **extra,
     )
     run_dir = WORK / "runs" / name
@@ -118,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("--fraction", type=float, default=1.0)
     d.add_argument("--workers", type=int, default=2)
     d.add_argument("--lr0", type=float, default=None)
+    d.add_argument("--warmup-epochs", type=float, default=3.0)
+    d.add_argument("--close-mosaic", type=int, default=0)
     d.add_argument("--name", default="detector")
     d.add_argument("--fresh", action="store_true", help="start from the yaml, not models/corner_detector.pt")
     v = sub.add_parser("detector-view", help="one-class copy of a code-labelled dataset for the detector")
@@ -134,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
         print(export_corner_dataset(Path(args.out)))
     elif args.what == "detector":
         print(train_detector(args.data, args.epochs, args.imgsz, args.batch, args.name, args.fresh,
-                             args.fraction, args.workers, args.lr0))
+                             args.fraction, args.workers, args.lr0, args.warmup_epochs,
+                             args.close_mosaic))
     elif args.what == "detector-view":
         print(detector_view(Path(args.data), Path(args.out)))
     elif args.what == "export":
