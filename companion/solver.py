@@ -340,12 +340,14 @@ def _search_widening(clusters, wilds, per_card, count_options, weight_wild):
     while True:
         for i in sorted(todo):
             options[i] = _cluster_options(clusters[i], wilds, per_card, limits[i])
-            if not options[i]:
-                limits[i] = _quick_bound(clusters[i], wilds, per_card)
-                options[i] = _cluster_options(clusters[i], wilds, per_card, limits[i])
-            if not options[i]:      # cannot happen (the bound is a real layout); be safe
-                limits[i] = None
-                options[i] = _cluster_options(clusters[i], wilds, per_card, None)
+            while not options[i]:
+                # nothing that cheap: widen (0, 4, 12, 28 ...), never past a
+                # layout the quick beam search has shown to exist
+                wider = limits[i] * 2 + 4
+                if wider > 28:
+                    wider = min(wider, _quick_bound(clusters[i], wilds, per_card))
+                limits[i] = wider
+                options[i] = _cluster_options(clusters[i], wilds, per_card, wider)
         best = _search(options, wilds, count_options, weight_wild)
         if best is None:        # the cheap layouts need more WILDs than there are
             todo = {i for i, lim in enumerate(limits) if lim is not None}
@@ -527,15 +529,6 @@ def _combos(nat: int, wok: int):
     return out
 
 
-def _near_top(live: list[int], wilds: int) -> int:
-    """Suits whose ace may be worth keeping for A high: a live card of the
-    suit close enough below it (Q or K, or lower by one place per WILD)."""
-    near = 0
-    for q in range(max(2, 12 - wilds), 14):
-        near |= live[q]
-    return near
-
-
 def _tables_ge():
     ge1, eq2 = [0] * 256, [0] * 256
     for runs in range(256):
@@ -554,7 +547,7 @@ _GE1, _EQ2 = _tables_ge()
 _PLANS: dict[int, tuple] = {}   # at most 14 x 16 x 16 x 2 x 2 plans, built on demand
 
 
-def _plan(p: int, nat: int, keepable: int, with_wilds: bool, per_card: int):
+def _plan(p: int, nat: int, with_wilds: bool, per_card: int):
     """Everything about position p that does not depend on the state:
     the cell fillings and, per mask of natural cards left over, the group
     options (natural mask grouped, WILDs added, cost now, aces kept)."""
@@ -565,17 +558,9 @@ def _plan(p: int, nat: int, keepable: int, with_wilds: bool, per_card: int):
         if p == 14:
             gopts[left] = _POPCOUNT[left] * (per_card + 1)
         elif p == 1:
-            opts = []
-            sub = left
-            while True:
-                rest = left & ~sub
-                # aces kept for A high are charged at 14 if still unused
-                opts.append((sub, max(0, 3 - _POPCOUNT[sub]) if sub else 0,
-                             _POPCOUNT[rest & ~keepable] * (per_card + 1), rest & keepable))
-                if not sub:
-                    break
-                sub = (sub - 1) & left
-            gopts[left] = tuple(opts)
+            # aces not in a low sequence wait for position 14, where they
+            # may end a high sequence, form the group of aces, or stay unmelded
+            gopts[left] = ((0, 0, 0, left),)
         elif not left:
             gopts[left] = ((0, 0, 0, 0),)
         else:
@@ -585,6 +570,19 @@ def _plan(p: int, nat: int, keepable: int, with_wilds: bool, per_card: int):
                 opts.append((0, 0, g * (per_card + rank), 0))
             gopts[left] = tuple(opts)
     return (tuple(combos), gopts, {}, p, nat, per_card)
+
+
+def _ace_group_options(left: int, ace_cost: int) -> tuple:
+    """At position 14, the aces not in any sequence: (grouped mask, WILDs<<8,
+    cost, meld flag<<10) -- the group of aces (topped up with WILDs to three),
+    or, short of three aces, unmelded."""
+    if not left:
+        return ((0, 0, 0, 0),)
+    g = _POPCOUNT[left]
+    opts = [(left, max(0, 3 - g) << 8, 0, 1024)]
+    if g < 3:
+        opts.append((0, 0, g * ace_cost, 0))
+    return tuple(opts)
 
 
 def _transitions(plan, allow: int, need: int, free: int):
@@ -622,7 +620,7 @@ def _dp(comp: list[int], wilds: int, per_card: int, limit: int | None = None,
     filling a gap before a natural card of the run still within reach, or
     the one cell that makes a two-card run three long (above it, or below
     it for K A high)."""
-    keepable = comp[1] & _near_top(comp, wilds)
+    keepable = comp[1]
     nat_at = comp[:14] + [keepable, 0, 0, 0]
     used = [p for p in range(1, 15) if nat_at[p]]
     lo, hi = used[0], used[-1]
@@ -634,6 +632,7 @@ def _dp(comp: list[int], wilds: int, per_card: int, limit: int | None = None,
     ace_cost = per_card + 1
     if limit is None:
         limit = 1 << 60
+    ace_opts: dict[int, tuple] = {}
     states = {0: 0}
     back = []
     idle = True             # every state has all runs ended
@@ -643,11 +642,10 @@ def _dp(comp: list[int], wilds: int, per_card: int, limit: int | None = None,
         if idle and not nat and not (p == 12 and nat_at[13] & keepable):
             back.append(None)   # nothing can happen here: states pass through
             continue
-        pk = (((p << 4 | nat) << 4 | (keepable if p == 1 else 0)) << 1 | (wilds > 0)) << 1 \
-            | (per_card > 0)
+        pk = ((p << 4 | nat) << 1 | (wilds > 0)) << 1 | (per_card > 0)
         plan = _PLANS.get(pk)
         if plan is None:
-            plan = _PLANS[pk] = _plan(p, nat, keepable if p == 1 else 0, wilds > 0, per_card)
+            plan = _PLANS[pk] = _plan(p, nat, wilds > 0, per_card)
         ahead = (0, nat_at[p + 1], nat_at[p + 1] | nat_at[p + 2],
                  nat_at[p + 1] | nat_at[p + 2] | nat_at[p + 3])
         start12 = nat_at[13] & keepable if p == 12 else 0
@@ -674,15 +672,24 @@ def _dp(comp: list[int], wilds: int, per_card: int, limit: int | None = None,
                 for fill, n, wk8, _g, _k, _c, _d, _f in trans:
                     if n & ~am:
                         continue
-                    nk = nxt[fill] | (u8 + wk8) | (key & 1024) | r10[fill]
-                    if nk & 768 == full8:
-                        nk |= 1024
-                    c = cost + _POPCOUNT[am & ~n] * ace_cost
-                    if c <= limit:
+                    left = am & ~n
+                    opts = ace_opts.get(left)
+                    if opts is None:
+                        opts = ace_opts[left] = _ace_group_options(left, ace_cost)
+                    for gmask, k8, gc, f10 in opts:
+                        uu8 = u8 + wk8 + k8
+                        if uu8 > full8:
+                            continue
+                        c = cost + gc
+                        if c > limit:
+                            continue
+                        nk = nxt[fill] | uu8 | (key & 1024) | r10[fill] | f10
+                        if uu8 == full8:
+                            nk |= 1024
                         old = new.get(nk)
                         if old is None or c < old:
                             new[nk] = c
-                            ptr[nk] = (key, fill, n, 0, 0)
+                            ptr[nk] = (key, fill, n, gmask, k8 >> 8)
                 continue
             hi_bits = key & ~1023
             for fill, n, wk8, gmask, k, gc, d11, f10 in trans:
@@ -739,18 +746,12 @@ def _rebuild(opt, melds: list[Meld], unmelded: list[Card]) -> None:
         if not (comp[p] or fill or (p == 14 and kept_aces)):
             continue
         natural = _CARD_AT[rank]
-        if p == 14:
-            unmelded.extend(natural[s] for s in range(4) if (kept_aces & ~n) >> s & 1)
-            continue
-        rest = comp[p] & ~n & ~gmask
+        rest = (kept_aces if p == 14 else comp[p]) & ~n & ~gmask
         if gmask:
             melds.append(make_group([natural[s] for s in range(4) if gmask >> s & 1], k))
         if p == 1:
-            kept_aces = rest & keepable
-            rest &= ~kept_aces
+            kept_aces, rest = rest, 0
         unmelded.extend(natural[s] for s in range(4) if rest >> s & 1)
-    if positions[-1] < 14:
-        unmelded.extend(_BY_CODE["A" + SUITS[s]] for s in range(4) if kept_aces >> s & 1)
     for s in range(4):
         run: list[tuple[int, bool]] = []
         for cell in cells[s] + [(99, False)]:
