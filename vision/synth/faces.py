@@ -202,10 +202,45 @@ def load_art_decks(root: str | os.PathLike | None = None, decks=ART_DECKS) -> di
 
 
 def load_optional_faces(height_px: int = MAX_FACE_HEIGHT) -> dict[str, Face]:
+    """The project's optional cards as printed: {code: Face}."""
     from vision.optional_faces import render_face_with_indices
 
     out = {}
     for code in OPTIONAL_CODES:
         bgra, polys = render_face_with_indices(code, height_px)
         out[code] = make_face(code, "optional", bgra, polys, "optional")
+    return out
+
+
+def hand_cut_variants(face: Face, rng: np.random.Generator, n: int = 3) -> list[Face]:
+    """Home-printed copies of ``face``: cut up to ~1.5 mm off the lines, square or rounded corners."""
+    out = []
+    src = face.levels[0]
+    h, w = src.shape[:2]
+    mm = h / 88.0
+    for _ in range(n):
+        dx, dy = (rng.uniform(-1.5, 1.5, 2) * mm).round().astype(int)
+        dw, dh = (rng.uniform(-1.0, 1.0, 2) * mm).round().astype(int)
+        nw, nh = w + dw, h + dh
+        canvas = np.empty((nh, nw, 4), np.uint8)
+        canvas[:] = (245, 248, 250, 255)  # the sheet's white paper
+        # place the printed face at (-dx, -dy) on the cut piece
+        x0, y0 = -dx, -dy
+        sx0, sy0 = max(0, -x0), max(0, -y0)
+        tx0, ty0 = max(0, x0), max(0, y0)
+        cw, ch = min(w - sx0, nw - tx0), min(h - sy0, nh - ty0)
+        piece = src[sy0:sy0 + ch, sx0:sx0 + cw].astype(np.float32)
+        a = piece[:, :, 3:4] / 255.0
+        region = canvas[ty0:ty0 + ch, tx0:tx0 + cw, :3].astype(np.float32)
+        canvas[ty0:ty0 + ch, tx0:tx0 + cw, :3] = (region * (1 - a) + piece[:, :, :3] * a).astype(np.uint8)
+        if rng.random() < 0.5:  # corners rounded with a corner punch, else square scissor cuts
+            alpha = np.zeros((nh, nw), np.uint8)
+            r = int(round(3.2 * mm))
+            cv2.rectangle(alpha, (r, 0), (nw - 1 - r, nh - 1), 255, -1)
+            cv2.rectangle(alpha, (0, r), (nw - 1, nh - 1 - r), 255, -1)
+            for cx, cy in ((r, r), (nw - 1 - r, r), (r, nh - 1 - r), (nw - 1 - r, nh - 1 - r)):
+                cv2.circle(alpha, (cx, cy), r, 255, -1, cv2.LINE_AA)
+            canvas[:, :, 3] = alpha
+        polys = [np.clip(p + np.float32([x0, y0]), 0, [nw, nh]).astype(np.float32) for p in face.polys]
+        out.append(Face(face.code, "optional-cut", build_pyramid(canvas), polys, "optional"))
     return out

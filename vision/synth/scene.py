@@ -172,6 +172,8 @@ class SceneGenerator:
         self.imgsz = int(imgsz)
         self.art = facemod.load_art_decks(cardart) if art_decks is None else art_decks
         self.optional = facemod.load_optional_faces()
+        vr = np.random.default_rng([self.seed, 7004])
+        self.optional_variants = {c: [f] + facemod.hand_cut_variants(f, vr) for c, f in self.optional.items()}
         self.procedural = None
         if procedural:
             try:
@@ -219,7 +221,8 @@ class SceneGenerator:
 
     def _face(self, src, code) -> "facemod.Face":
         if code in OPTIONAL_CODES:
-            return self.optional[code]
+            v = self.optional_variants[code]
+            return v[int(self._rng_variant.integers(len(v)))]
         if src[0] == "art":
             return self.art[src[1]][code]
         return self.procedural.face(src[1], code)
@@ -305,6 +308,7 @@ class SceneGenerator:
         """Return (BGR image before JPEG, YOLO labels [(cls, xc, yc, w, h) normalised], info)."""
         rng = np.random.default_rng([self.seed, int(index)])
         self._index = int(index)
+        self._rng_variant = np.random.default_rng([self.seed, int(index), 2])
         S = self.imgsz
         # size: typical card long side in px, log-uniform with tails
         u = rng.random()
