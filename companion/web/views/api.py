@@ -27,7 +27,11 @@ def _json_body() -> dict:
     if (request.content_length or 0) > MAX_JSON_BYTES:
         raise ApiError(f"The JSON body is {request.content_length // 1024} KB; the limit is "
                        f"{MAX_JSON_BYTES // 1024} KB (a whole round is a few KB).", 413)
-    data = request.get_json(silent=True, force=True)
+    try:
+        data = request.get_json(silent=True, force=True)
+    except RecursionError:
+        raise ApiError("The JSON is nested too deeply; send a flat object like "
+                       '{"hand": ["7H", "8H", "9H"]}.') from None
     if data is None:
         raise ApiError('The request body is not valid JSON. Send e.g. {"hand": ["7H", "8H", "9H"]} '
                        "with Content-Type: application/json.")

@@ -337,7 +337,10 @@ def save_hand(table_id: int, game_id: int, seat: int):
     n_read = len((old.reading or {}).get("cards", []))
     try:
         if request.is_json:
-            data = request.get_json(silent=True)
+            try:
+                data = request.get_json(silent=True)
+            except RecursionError:
+                data = None
             if not isinstance(data, dict):
                 return _json_error('Send {"cards": ["7H", ...], "dropped": false}.')
             raw = data.get("cards", [])
