@@ -316,60 +316,61 @@ def _solve(cards: list[Card], per_card: int, out_only: bool = False) -> Arrangem
     return Arrangement(tuple(melds), tuple(unmelded), sum(c.count for c in unmelded))
 
 
-def _first_limit(live_cards: int) -> int | None:
-    """The first cost limit tried (None: no limit).  Any choice gives the
-    same answer; this one is just fast: big hands usually meld everything."""
-    return 0 if live_cards >= 16 else None
+def _first_limit(cluster, wilds: int, per_card: int) -> int | None:
+    """The first cost limit for a cluster's DP (None: no limit).  Any choice
+    gives the same answer (see _search_widening); this one is just fast:
+    small clusters need none, and big ones (big hands) usually meld every
+    card, so they first look for layouts costing nothing."""
+    return None if len(cluster[0]) < 16 else 0
+
+
+def _beam_bound(cluster, wilds: int, per_card: int) -> int | None:
+    """The cost of a real layout of the cluster, nearly always an optimal
+    one, from a beam search keeping the 256 cheapest states per position."""
+    finals, _ = _dp(cluster[1], wilds, per_card, None, beam=256)
+    return min(finals.values()) if finals else None
 
 
 def _search_widening(clusters, wilds, per_card, count_options, weight_wild):
-    """Solve every cluster, with cost limits that widen only as needed.
+    """Solve every cluster exactly, with cost limits that widen only as needed.
 
-    Big hands usually meld (nearly) everything, so clusters are first solved
-    keeping only states no dearer than a small limit (``_first_limit``); a
-    cluster with no layout that cheap is retried with a wider limit.  Once
-    the best total F is known, cluster i's part of an optimal layout costs
-    at most F minus every other cluster's minimum, so any cluster whose
-    limit was below that bound is solved again with the bound: the answer
-    is then exact."""
-    n_live = sum(len(cells) for cells, _ in clusters)
-    first = _first_limit(n_live)
-    limits = [first] * len(clusters)
+    A cluster solved with a limit keeps only states no dearer than it, so it
+    knows exactly every option costing no more than the limit.  Once the
+    best total F is known, cluster i's part of an optimal layout costs at
+    most F minus every other cluster's minimum and the least the COUNT cards
+    can cost; any cluster whose limit was below that bound is solved again
+    with the bound, after which the answer is exact."""
+    limits = [_first_limit(c, wilds, per_card) for c in clusters]
     options: list = [None] * len(clusters)
     todo = set(range(len(clusters)))
+    extra_least = min(cc for k, cc, _ in count_options if k <= wilds)
     while True:
         for i in sorted(todo):
             options[i] = _cluster_options(clusters[i], wilds, per_card, limits[i])
-            while not options[i]:
-                # nothing that cheap: widen (0, 4, 12, 28 ...), never past a
-                # layout the quick beam search has shown to exist
-                wider = limits[i] * 2 + 4
-                if wider > 28:
-                    wider = min(wider, _quick_bound(clusters[i], wilds, per_card))
-                limits[i] = wider
-                options[i] = _cluster_options(clusters[i], wilds, per_card, wider)
+            if not options[i]:
+                # nothing that cheap: a beam search finds a real layout whose
+                # cost is a limit that must work (or, failing that, none)
+                limits[i] = _beam_bound(clusters[i], wilds, per_card)
+                options[i] = _cluster_options(clusters[i], wilds, per_card, limits[i])
+            if not options[i]:
+                limits[i] = None
+                options[i] = _cluster_options(clusters[i], wilds, per_card, None)
         best = _search(options, wilds, count_options, weight_wild)
         if best is None:        # the cheap layouts need more WILDs than there are
             todo = {i for i, lim in enumerate(limits) if lim is not None}
             for i in todo:
-                limits[i] = limits[i] * 2 + 8
+                limits[i] = None
             continue
         mins = [min(o[0] for o in opts.values()) for opts in options]
         total_min = sum(mins)
         todo = set()
         for i, lim in enumerate(limits):
-            bound = best[0] - (total_min - mins[i])
+            bound = best[0] - (total_min - mins[i]) - extra_least
             if lim is not None and bound > lim:
                 limits[i] = bound
                 todo.add(i)
         if not todo:
             return best
-
-
-def _quick_bound(cluster, wilds, per_card) -> int:
-    """An upper bound on a cluster's cheapest layout, from a narrow beam."""
-    finals, _ = _dp(cluster[1], wilds, per_card, None, beam=64)
-    return max(finals.values())
 
 
 def _search(options, wilds, count_options, weight_wild):
@@ -707,7 +708,7 @@ def _dp(comp: list[int], wilds: int, per_card: int, limit: int | None = None,
             # keep the cheapest states, and always a closed one (runs all
             # ended, every ace settled) so that a layout is sure to come out
             kept = sorted(new, key=lambda k: (new[k], k))[:beam]
-            closed = [k for k in new if not k & 255 and not k >> 11]
+            closed = [k for k in new if not k & 255]
             if closed:
                 kept.append(min(closed, key=lambda k: (new[k], k)))
             new = {k: new[k] for k in kept}
