@@ -6,20 +6,30 @@ Trying every partition explodes past ~30 cards, and the spread-out discard
 pile and the three-card draw make hands that large real, so this module uses a
 dynamic programme over sequence positions A(low)=1, 2 .. K=13, A(high)=14.
 
-State after a position (everything to its left decided):
+First the cheap steps: cards that can never meld in this hand (no partner of
+their rank, no suit neighbours, too few WILDs) are set aside, and the rest
+split into clusters that can never share a meld.  Clusters of one or two
+cards are answered directly; each bigger one runs the DP for every number of
+WILDs it may use, and a tiny knapsack shares the WILDs out (COUNT cards form
+their own COUNT group with WILDs).
+
+DP state after a position (everything to its left decided):
 
 * for each suit, the length of the sequence currently running through that
   suit, capped at "3 or more" (0, 1, 2, 3) -- a run of 1 or 2 must go on;
 * how many WILDs the melds so far use (0..3);
 * whether any meld exists yet (spare WILDs can then always be placed, see
   ``_place_spare_wilds``);
-* which aces were kept back at position 1 for a sequence ending at A(high).
+* which aces are still waiting: an ace not in a low sequence waits for
+  position 14, where it may end a high sequence, join the group of aces, or
+  stay unmelded.
 
 At each position every suit's cell is filled by its natural card, by a WILD,
 or left empty; the natural cards of that rank not used in sequences either
 form one group (topped up with WILDs to three cards) or stay unmelded.  That
-is at most 4^4 run states x 4 WILD budgets x 2 x 16 ace masks, usually a few
-dozen, so the work is polynomial: a few thousand steps even for the full deck.
+is at most 4^4 run states x 4 WILD budgets x 2 x 16 ace masks, and states
+another state dominates are dropped, so the work is polynomial.  Big hands
+are first searched for layouts costing little (``_search_widening``).
 
 Why this is exact:
 
@@ -28,13 +38,15 @@ Why this is exact:
 * a sequence with fewer than two natural cards may as well be a group, so a
   WILD only fills a sequence cell within two places of a natural card of its
   suit, and only gaps or the one extension a two-card run needs;
+* a WILD never fills a cell whose natural card is held: swap the two;
 * spare WILDs cost nothing once any meld exists: a group or a COUNT group
   takes any number, a sequence shorter than 14 grows, and a 14-card sequence
   (it always holds a WILD at one end) gives up its end cards to a group.
 
-COUNT cards and WILDs form COUNT groups; NO MELD 0/2 and CAN'T DECLARE 0 never
-meld.  The result is deterministic: the hand is sorted first and ties between
-equally good layouts are broken by a fixed search order.
+``tests/test_solver.py`` checks all this against a brute-force search.
+NO MELD 0/2 and CAN'T DECLARE 0 never meld.  The result is deterministic: the
+hand is sorted first and ties between equally good layouts are broken by a
+fixed search order.
 """
 
 from __future__ import annotations
