@@ -58,7 +58,7 @@ from typing import Iterable
 from .cards import (ALL_KINDS, RANKS, SUITS, WILD, WILD_COPIES, Card, _BY_CODE,
                     check_duplicates, parse_card)
 from .errors import RummyError
-from .melds import (GROUP, SEQUENCE, Meld, check_meld, make_count_group, make_group,
+from .melds import (SEQUENCE, Meld, check_meld, make_count_group, make_group,
                     make_sequence)
 
 #: Going-out search weight: each unmelded card costs this much more than its
