@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from companion.contract import round_payload, score_payload
 from companion.errors import CardParseError, DuplicateCardError, RoundSpecError, RummyError
@@ -187,3 +189,44 @@ def test_round_payload_is_json_serialisable_for_every_end():
         out = round_payload(variant(end__type=kind))
         json.dumps(out)
         assert isinstance(out["reason"], str) and out["reason"]
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=12)
+    | st.sampled_from(["declare", "go_out", "tie", "Ann", "Bob", "2H", "WILD", "standard"]),
+    lambda inner: st.lists(inner, max_size=5)
+    | st.dictionaries(st.sampled_from(["players", "end", "variations", "name", "hand",
+                                       "dropped", "type", "player", "gin", "going_out",
+                                       "x"]), inner, max_size=5),
+    max_leaves=25)
+
+
+@settings(max_examples=150, deadline=None)
+@given(json_values)
+def test_arbitrary_json_never_crashes(obj):
+    for fn in (round_payload, score_payload):
+        try:
+            fn(obj)
+        except RummyError:
+            pass
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(["2H", "3H", "4H", "KS", "WILD", "COUNT7", "NOMELD2"]),
+                min_size=2, max_size=4),
+       st.lists(st.sampled_from(["5D", "6D", "7D", "QC", "WILD", "COUNT1", "NODECLARE0"]),
+                max_size=4),
+       st.sampled_from(["declare", "go_out", "four_sevens", "no_draw", "tie"]),
+       st.booleans(), st.booleans())
+def test_random_rounds_follow_the_contract(hand_a, hand_b, kind, gin, bonus):
+    obj = {"players": [{"name": "A", "hand": hand_a}, {"name": "B", "hand": hand_b}],
+           "end": {"type": kind, "player": "B"},
+           "variations": {"gin": gin, "declare_bonus": bonus}}
+    try:
+        out = round_payload(obj)
+    except RummyError:
+        return                          # e.g. a fourth WILD on the table
+    assert set(out) == {"winner", "legal", "reason", "standings", "tie_break"}
+    assert out["winner"] in (None, "A", "B")
+    assert out["legal"] or out["winner"] is None
+    json.dumps(out)
