@@ -230,3 +230,14 @@ def test_random_rounds_follow_the_contract(hand_a, hand_b, kind, gin, bonus):
     assert out["winner"] in (None, "A", "B")
     assert out["legal"] or out["winner"] is None
     json.dumps(out)
+
+
+def test_serve_without_the_web_app_says_so(monkeypatch, capsys):
+    import companion.__main__ as entry
+    monkeypatch.setitem(sys.modules, "companion.web.server", None)   # import fails
+    assert entry.main(["serve"]) == 2
+    assert "web page is not available" in capsys.readouterr().err
+
+
+def test_bench_usage_error():
+    assert run("bench", "-n", "0").returncode == 2
