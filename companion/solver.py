@@ -422,9 +422,7 @@ def _clusters(cells: list[tuple[int, int]], live: list[int], wilds: int) -> list
     suit and are at most ``wilds + 1`` places apart (aces sit at both 1 and
     14).  Returns (cells, per-rank suit masks with 14 mirroring 1) per cluster."""
     reach = wilds + 1
-    n = len(cells)
-    parent = list(range(n))
-    where = {cell: i for i, cell in enumerate(cells)}
+    parent = {r * 4 + s: r * 4 + s for r, s in cells}
 
     def find(x):
         while parent[x] != x:
@@ -432,20 +430,30 @@ def _clusters(cells: list[tuple[int, int]], live: list[int], wilds: int) -> list
             x = parent[x]
         return x
 
-    for i, (r, s) in enumerate(cells):
-        links = [(r, s2) for s2 in range(s + 1, 4) if live[r] >> s2 & 1]
-        for p in ((r, 14) if r == 1 else (r,)):
-            for q in range(p + 1, min(14, p + reach) + 1):
-                rq = 1 if q == 14 else q
-                if live[rq] >> s & 1:
-                    links.append((rq, s))
-        for other in links:
-            a, b = find(i), find(where[other])
-            if a != b:
-                parent[max(a, b)] = min(a, b)
+    def union(a, b):
+        a, b = find(a), find(b)
+        if a != b:
+            parent[max(a, b)] = min(a, b)
+
+    for r in range(1, 14):          # one rank: link every suit to the first
+        m = live[r]
+        if m & (m - 1):
+            first = (m & -m).bit_length() - 1
+            for s in range(first + 1, 4):
+                if m >> s & 1:
+                    union(r * 4 + first, r * 4 + s)
+    for s in range(4):              # one suit: link neighbours within reach
+        bit = 1 << s
+        prev = None
+        for p in range(1, 15):
+            r = 1 if p == 14 else p
+            if live[r] & bit:
+                if prev is not None and p - prev <= reach:
+                    union((1 if prev == 14 else prev) * 4 + s, r * 4 + s)
+                prev = p
     groups: dict[int, list] = {}
-    for i, cell in enumerate(cells):
-        groups.setdefault(find(i), []).append(cell)
+    for r, s in cells:
+        groups.setdefault(find(r * 4 + s), []).append((r, s))
     out = []
     for group in groups.values():
         masks = [0] * 15
@@ -736,7 +744,10 @@ def _rebuild(opt, melds: list[Meld], unmelded: list[Card]) -> None:
     if opt[1] == "fixed":
         if opt[2]:
             naturals, k = opt[2]
-            melds.append(check_meld(list(naturals) + [WILD] * k))
+            if len(naturals) == 1 or naturals[0].rank == naturals[1].rank:
+                melds.append(make_group(naturals, k))
+            else:
+                melds.append(check_meld(list(naturals) + [WILD] * k))
         unmelded.extend(opt[3])
         return
     _, _, (positions, back, comp, keepable), key = opt
