@@ -13,12 +13,14 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Iterable
 
 from .cards import RANKS, SUIT_NAMES, WILD, Card, _BY_CODE, check_duplicates, parse_card
 from .errors import DuplicateCardError, MeldError
 
 GROUP, SEQUENCE, COUNT = "group", "sequence", "count"
+_INDEX = attrgetter("index")
 MELD_KINDS = (GROUP, SEQUENCE, COUNT)
 #: A sequence runs from A(low)=1 to A(high)=14: at most 14 cards.
 MAX_SEQUENCE = 14
@@ -87,13 +89,13 @@ def _as_cards(cards: Iterable[Card | str]) -> list[Card]:
 
 def make_group(naturals: Iterable[Card], wilds: int) -> Meld:
     """A group (regular cards of one rank, or only WILDs) from trusted parts."""
-    nat = tuple(sorted(naturals))
+    nat = tuple(sorted(naturals, key=_INDEX))
     cards = nat + (WILD,) * wilds
     return Meld(GROUP, cards, nat + (None,) * wilds)
 
 
 def make_count_group(count_cards: Iterable[Card], wilds: int) -> Meld:
-    nat = tuple(sorted(count_cards))
+    nat = tuple(sorted(count_cards, key=_INDEX))
     return Meld(COUNT, nat + (WILD,) * wilds, nat + (None,) * wilds)
 
 

@@ -323,8 +323,8 @@ def _solve(cards: list[Card], per_card: int, out_only: bool = False) -> Arrangem
         melds = _place_spare_wilds(melds, spare)
     else:
         unmelded.extend([WILD] * spare)
-    unmelded.sort()
-    melds.sort(key=lambda m: (m.cards[0], len(m.cards)))
+    unmelded.sort(key=_INDEX)
+    melds.sort(key=lambda m: (m.cards[0].index, len(m.cards)))
     return Arrangement(tuple(melds), tuple(unmelded), sum(c.count for c in unmelded))
 
 
