@@ -12,8 +12,8 @@ content (a page restored by the back button and edited) is a new request.
 photo); a repeat that arrives meanwhile waits for it instead of reading the
 photo a second time.  ``Claim.finish(conn, resource)`` marks it done inside
 the transaction that saves the change, so a crash leaves either both or
-neither.  A pending claim left by a killed server is taken over after
-``STALE_S``.  Rows older than ``KEEP_S`` are pruned on start.
+neither.  A pending claim left by a killed server process is taken over at
+once (each process has its own ``BOOT`` id), a stuck one after ``STALE_S``.  Rows older than ``KEEP_S`` are pruned on start.
 
 The tables' own ``client_token`` column (the new-table form) predates this
 module and works the same way.
@@ -21,9 +21,11 @@ module and works the same way.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import sqlite3
 import time
+import uuid
 from dataclasses import dataclass
 
 from flask import request
@@ -36,6 +38,9 @@ _KEY_RE = re.compile(r"^[A-Za-z0-9_\-]{8,80}$")
 STALE_S = 120.0        # a pending claim older than this was left by a dead request
 WAIT_S = 60.0          # how long a repeat waits for the first request to finish
 KEEP_S = 7 * 24 * 3600.0
+# This server process: a pending claim made by another (killed) process is
+# abandoned, whatever its age.  (One server process serves an instance.)
+BOOT = f"boot:{os.getpid()}:{uuid.uuid4().hex}"
 
 
 class StillRunning(Exception):
@@ -100,9 +105,11 @@ def claim(scope: str, fp: str, wait: bool = True) -> Claim | None:
             row = conn.execute("SELECT state, resource, created_at FROM idempotency"
                                " WHERE scope = ? AND key = ?", (scope, key)).fetchone()
             now = time.time()
-            if row is None or (row["state"] == "pending" and now - row["created_at"] > STALE_S):
-                conn.execute("INSERT OR REPLACE INTO idempotency (scope, key, state, created_at)"
-                             " VALUES (?, ?, 'pending', ?)", (scope, key, now))
+            if row is None or (row["state"] == "pending" and (
+                    row["resource"] != BOOT or now - row["created_at"] > STALE_S)):
+                # new, or left pending by a server process that has since died
+                conn.execute("INSERT OR REPLACE INTO idempotency (scope, key, state, resource,"
+                             " created_at) VALUES (?, ?, 'pending', ?, ?)", (scope, key, BOOT, now))
                 return Claim(scope, key)
             if row["state"] == "done":
                 return Claim(scope, key, done=True, resource=row["resource"])

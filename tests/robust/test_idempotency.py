@@ -148,3 +148,26 @@ def test_simultaneous_double_upload_reads_once(app, client):
         t.join(30)
     assert results == [200, 200]
     assert len(slow_calls) == 1
+
+
+def test_a_claim_left_pending_by_a_killed_server_does_not_block_the_retry(app, client,
+                                                                          loading_reader):
+    """kill -9 between claiming a key and saving leaves a 'pending' row; the restarted
+    server (another process) must take it over at once, not make the retry wait."""
+    from companion.web import idempotency
+    from companion.web.db import connect
+    table = new_table(client)
+    game = new_game(client, table)
+    url = f"/tables/{table}/games/{game}/hands/0/photo"
+    key = "killed-mid-read-1"
+    row_key = idempotency.fingerprint(key, idempotency.fingerprint(corpus("cmyk.jpg")))
+    conn = connect(app.config["DATABASE"])
+    conn.execute("INSERT INTO idempotency (scope, key, state, resource, created_at)"
+                 " VALUES (?, ?, 'pending', 'boot:1:dead', ?)", (f"photo:{game}:0", row_key, time.time()))
+    conn.close()
+    t = time.monotonic()
+    r = client.post(url, data={"photo": (io.BytesIO(corpus("cmyk.jpg")), "p.jpg")},
+                    headers={"Idempotency-Key": key, "X-Requested-With": "fetch"},
+                    content_type="multipart/form-data")
+    assert r.status_code == 200 and loading_reader.calls == 1
+    assert time.monotonic() - t < 5
