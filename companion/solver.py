@@ -608,9 +608,10 @@ def _ace_group_options(left: int, ace_cost: int) -> tuple:
 
 def _transitions(plan, allow: int, need: int, free: int):
     """The moves a state may make at a position, flattened:
-    (filled, natural, WILDs<<8, grouped, WILDs in group, cost, kept aces<<11,
-    meld flag<<10).  Every run of 1 or 2 goes on, WILDs go only in allowed
-    cells, and no more WILDs than are left."""
+    (filled cells, WILDs used<<8, kept aces<<11 | meld flag<<10, cost,
+    (filled, natural, grouped, WILDs in group) for the back pointer); at
+    position 14 the third field is the natural mask.  Every run of 1 or 2
+    goes on, WILDs go only in allowed cells, and no more than are left."""
     combos, gopts, cache, p, _nat, _per_card = plan
     key = allow << 8 | need << 4 | free
     out = cache.get(key)
@@ -620,12 +621,12 @@ def _transitions(plan, allow: int, need: int, free: int):
             if fill & need != need or w > free or wm & ~allow:
                 continue
             if p == 14:
-                out.append((fill, n, w << 8, 0, 0, 0, 0, 0))
+                out.append((fill, w << 8, n, 0, (fill, n, 0, 0)))
                 continue
             for gmask, k, gc, defer in gopts[plan[4] & ~n]:
                 if w + k <= free:
-                    out.append((fill, n, (w + k) << 8, gmask, k, gc, defer << 11,
-                                1024 if gmask else 0))
+                    out.append((fill, (w + k) << 8, defer << 11 | (1024 if gmask else 0), gc,
+                                (fill, n, gmask, k)))
         out = cache[key] = tuple(out)
     return out
 
@@ -690,7 +691,7 @@ def _dp(comp: list[int], wilds: int, per_card: int, limit: int | None = None,
             trans, nxt, r10, u8 = got
             if p == 14:
                 am = key >> 11
-                for fill, n, wk8, _g, _k, _c, _d, _f in trans:
+                for fill, wk8, n, _c, _info in trans:
                     if n & ~am:
                         continue
                     left = am & ~n
@@ -710,20 +711,20 @@ def _dp(comp: list[int], wilds: int, per_card: int, limit: int | None = None,
                         old = new.get(nk)
                         if old is None or c < old:
                             new[nk] = c
-                            ptr[nk] = (key, fill, n, gmask, k8 >> 8)
+                            ptr[nk] = (key, (fill, n, gmask, k8 >> 8))
                 continue
             hi_bits = key & ~1023
-            for fill, n, wk8, gmask, k, gc, d11, f10 in trans:
+            for fill, wk8, orb, gc, info in trans:
                 c = cost + gc
                 if c > limit:
                     continue
-                nk = nxt[fill] | (u8 + wk8) | hi_bits | d11 | f10 | r10[fill]
+                nk = nxt[fill] | (u8 + wk8) | hi_bits | orb | r10[fill]
                 if nk & 768 == full8:
                     nk |= 1024      # every WILD used: no spares, the meld flag is moot
                 old = new.get(nk)
                 if old is None or c < old:
                     new[nk] = c
-                    ptr[nk] = (key, fill, n, gmask, k)
+                    ptr[nk] = (key, info)
         if beam and len(new) > beam:
             # keep the cheapest states, and always a closed one (runs all
             # ended, every ace settled) so that a layout is sure to come out
@@ -756,7 +757,7 @@ def _rebuild(opt, melds: list[Meld], unmelded: list[Card]) -> None:
         if back[i] is None:
             steps.append((positions[i], 0, 0, 0, 0))
             continue
-        prev, fill, n, gmask, k = back[i][key]
+        prev, (fill, n, gmask, k) = back[i][key]
         steps.append((positions[i], fill, n, gmask, k))
         key = prev
     steps.reverse()
