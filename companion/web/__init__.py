@@ -11,12 +11,13 @@ Layout:
 """
 from __future__ import annotations
 
+import io
 import os
 import secrets
 from pathlib import Path
 from typing import Any, Mapping
 
-from flask import Flask
+from flask import Flask, Request
 
 DEFAULT_MAX_UPLOAD = 25 * 1024 * 1024  # 25 MB: a phone photo is 2-12 MB
 
@@ -40,6 +41,19 @@ def _secret_key(instance: Path) -> str:
         return key
 
 
+class _Request(Request):
+    """Uploads stay in memory (bounded by MAX_CONTENT_LENGTH): a photo that the
+    table does not keep is never written to disk, not even to a temporary file."""
+
+    def _get_file_stream(self, total_content_length, content_type, filename=None,
+                         content_length=None):
+        return io.BytesIO()
+
+
+class _Flask(Flask):
+    request_class = _Request
+
+
 def create_app(
     test_config: Mapping[str, Any] | None = None,
     reader: Any = None,
@@ -55,7 +69,7 @@ def create_app(
     instance = resolve_instance_path(instance_path or test_config.pop("INSTANCE_PATH", None))
     instance.mkdir(parents=True, exist_ok=True)
 
-    app = Flask(
+    app = _Flask(
         "companion",
         instance_path=str(instance),
         instance_relative_config=True,

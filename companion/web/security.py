@@ -351,7 +351,7 @@ def init_app(app: Flask) -> None:
     # Cookies ignore ports: two companions on one computer must not share a cookie name.
     suffix = hashlib.sha256(str(app.config["SECRET_KEY"]).encode()).hexdigest()[:8]
     app.config["SESSION_COOKIE_NAME"] = f"companion_{suffix}"
-    app.config.setdefault("PERMANENT_SESSION_LIFETIME", 12 * 3600)
+    app.config["PERMANENT_SESSION_LIFETIME"] = 12 * 3600  # a joined phone stays joined for an evening
     app.extensions["companion_join_limiter"] = _Limiter()
     app.jinja_env.globals["csrf_token"] = csrf_token
     app.context_processor(_lan_context)

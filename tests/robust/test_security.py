@@ -335,3 +335,33 @@ def test_the_page_says_whether_photos_are_kept(client):
     table = new_table(client, keep_photos=1)
     html = client.get(f"/tables/{table}/games/{new_game(client, table)}").get_data(as_text=True)
     assert "keeps" in html
+
+
+def test_uploads_are_kept_in_memory_not_in_temporary_files(app):
+    with app.test_request_context("/api/detect", method="POST",
+                                  data={"photo": (io.BytesIO(b"x" * 2_000_000), "p.jpg")},
+                                  content_type="multipart/form-data"):
+        from flask import request
+        assert isinstance(request.files["photo"].stream, io.BytesIO)
+
+
+def test_the_server_loads_the_reader_once_and_shares_it(monkeypatch, tmp_path):
+    import vision.reader
+    from companion.web.reader import get_reader
+    from companion.web.server import make_app as server_app
+    made = []
+
+    class Once:
+        def read(self, data):
+            raise AssertionError("not called")
+
+    def fake_get_reader():
+        made.append(1)
+        return Once()
+
+    monkeypatch.setattr(vision.reader, "get_reader", fake_get_reader)
+    app = server_app(str(tmp_path / "i"), preload=True)
+    assert len(made) == 1
+    first = get_reader(app)
+    assert all(get_reader(app) is first for _ in range(5)) and len(made) == 1
+    assert app.config["PHOTO_SLOTS"] >= 2

@@ -152,7 +152,7 @@ def http_message(exc: HTTPException) -> str:
         return ("No such API endpoint: see /api/score, /api/round, /api/detect, /api/meld "
                 "(described in /api/openapi.json).")
     if exc.code == 405:
-        return f"Use POST for {request.path}."
+        return f"Use {'GET' if request.path.endswith('/openapi.json') else 'POST'} for {request.path}."
     return exc.description or exc.name
 
 
