@@ -18,7 +18,7 @@ import numpy as np
 
 from vision.classes import OPTIONAL_CODES, RANKS, SUITS
 
-INPUT_SIZE = 40
+INPUT_SIZE = 32
 INPUT_EXPAND = 1.2
 STORE_SIZE = 64
 STORE_EXPAND = 1.6
