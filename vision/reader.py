@@ -23,8 +23,11 @@ from vision.quality import photo_warnings
 MODELS = Path(__file__).resolve().parents[1] / "models"
 DETECTOR_PATH = MODELS / "corner_detector.onnx"
 CLASSIFIER_PATH = MODELS / "index_classifier.onnx"
-DETECT_SIZE = 640
-SMALL_INDEX_PX = 14       # median index height (at DETECT_SIZE) below which we tile
+DETECT_SIZE = 416         # the detector's training size: indices ~8-60 px there
+SMALL_INDEX_PX = 12       # median index height (at DETECT_SIZE) below which we tile at 2x
+LARGE_INDEX_PX = 72       # ... above which we look again at a smaller size
+TARGET_INDEX_PX = 36      # the index height the second look aims for
+MIN_DETECT_SIZE = 224
 TILE_OVERLAP = 0.2
 LOW_CONFIDENCE = 0.6      # cards under this are flagged for a person to check
 
@@ -95,20 +98,24 @@ class CardReader:
     def find_corners(self, image: np.ndarray) -> list[Corner]:
         with self._lock:  # onnxruntime sessions are thread-safe, but one inference at a time is faster on 2 cores
             corners = self.detector.detect(image, DETECT_SIZE)
-            scale = DETECT_SIZE / max(image.shape[:2])
-            heights = sorted(c.height * scale for c in corners)
-            median = heights[len(heights) // 2] if heights else 0.0
-            if max(image.shape[:2]) > DETECT_SIZE * 1.5 and (not corners or median < SMALL_INDEX_PX):
+            median = _median_height(corners, DETECT_SIZE / max(image.shape[:2]))
+            if corners and median > LARGE_INDEX_PX:
+                # huge indices (a close-up): shrink the photo so they look like the training data
+                size = max(MIN_DETECT_SIZE, int(DETECT_SIZE * TARGET_INDEX_PX / median) // 32 * 32)
+                again = self.detector.detect(image, size)
+                if len(again) >= len(corners) * 0.8:
+                    corners = again
+            elif max(image.shape[:2]) > DETECT_SIZE * 1.5 and (not corners or median < SMALL_INDEX_PX):
                 corners = nms_corners(corners + self._tiled(image, 2))
         return corners
 
     def _tiled(self, image: np.ndarray, factor: int) -> list[Corner]:
+        """Detect on overlapping square tiles, each ``1/factor`` of the long side (plus overlap)."""
         h, w = image.shape[:2]
         tile = int(max(h, w) / factor * (1 + TILE_OVERLAP))
-        step = int(max(h, w) / factor)
         out: list[Corner] = []
-        for y0 in range(0, max(h - tile, 0) + 1, step) if h > tile else [0]:
-            for x0 in range(0, max(w - tile, 0) + 1, step) if w > tile else [0]:
+        for y0 in _tile_starts(h, tile):
+            for x0 in _tile_starts(w, tile):
                 crop = image[y0:y0 + tile, x0:x0 + tile]
                 for c in self.detector.detect(crop, DETECT_SIZE):
                     b = c.box
@@ -125,6 +132,19 @@ class CardReader:
     @staticmethod
     def _to_card(m: MergedCard, k: float) -> DetectedCard:
         return DetectedCard(m.code, m.confidence, tuple(round(v * k, 1) for v in m.box))
+
+
+def _median_height(corners: list[Corner], scale: float) -> float:
+    heights = sorted(c.height * scale for c in corners)
+    return heights[len(heights) // 2] if heights else 0.0
+
+
+def _tile_starts(length: int, tile: int) -> list[int]:
+    """Evenly spaced tile origins that cover ``length`` completely."""
+    if length <= tile:
+        return [0]
+    n = int(np.ceil((length - tile) / (tile / (1 + TILE_OVERLAP)))) + 1
+    return [int(round(i * (length - tile) / (n - 1))) for i in range(n)]
 
 
 _READER: CardReader | None = None
