@@ -96,9 +96,33 @@ def run(n: int = 2000, seed: int = 2024, out=sys.stdout) -> dict:
     tb = _time_each(best_arrangement, big)
     worst = max(range(len(big)), key=tb.__getitem__)
     figures["any_worst_ms"] = tb[worst]
+    figures["any_median_ms"] = statistics.median(tb)
     print(f"0 to 64 cards ({len(big)} hands incl. the full deck): worst {_ms(tb[worst])} "
           f"({len(big[worst])} cards), median {_ms(statistics.median(tb))}", file=out)
+    _summary(figures, max(ours), max(theirs) if "rlcard_median_ms" in figures else None, out)
     return figures
+
+
+def _summary(f: dict, ten_worst: float, rl_worst, out) -> None:
+    """One table: medians, worst cases, ratios to RLCard, targets met."""
+    def ok(flag):
+        return "yes" if flag else "NO"
+    rows = [("figure", "median", "worst", "vs RLCard (median/worst)", "target", "met")]
+    rl = f.get("rlcard_median_ms")
+    rows.append(("10 cards, no WILD", _ms(f["ten_median_ms"]), _ms(ten_worst),
+                 f"{f['ten_median_ms'] / rl:.2f} / {ten_worst / rl_worst:.2f}" if rl else "n/a",
+                 "median <= RLCard", ok(f["ten_median_ms"] <= rl) if rl else "n/a"))
+    if rl:
+        rows.append(("  RLCard, same hands", _ms(rl), _ms(rl_worst), "1.00 / 1.00", "", ""))
+    rows.append(("14 cards, 3 WILDs", _ms(f["fourteen_median_ms"]), _ms(f["fourteen_worst_ms"]),
+                 "", "median < 0.2 ms, worst < 2 ms",
+                 ok(f["fourteen_median_ms"] < 0.2 and f["fourteen_worst_ms"] < 2)))
+    rows.append(("0 to 64 cards", _ms(f["any_median_ms"]), _ms(f["any_worst_ms"]), "",
+                 "worst < 20 ms", ok(f["any_worst_ms"] < 20)))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    print("", file=out)
+    for r in rows:
+        print("  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip(), file=out)
 
 
 def main(argv=None) -> int:

@@ -631,93 +631,8 @@ def _transitions(plan, allow: int, need: int, free: int):
     return out
 
 
-#: (position plan, what lies ahead, WILDs, state less its meld flag) -> moves;
-#: shared by all hands, and cleared when it grows past _TABLES_MAX entries
-_TABLES: dict[int, tuple] = {}
-_TABLES_MAX = 300_000
-
-
-def _table(plan, low: int, wilds: int, ahead, start12: int, tk: int) -> tuple:
-    """The moves from every state whose key, less its meld flag (and, but at
-    position 14, less its kept aces), is ``low``: (new key less those bits,
-    cost, back-pointer info), one per new key, the cheapest (first on ties)."""
-    runs = low & 255
-    free = wilds - ((low >> 8) & 3)
-    ge1 = _GE1[runs]
-    allow = (ge1 & ahead[free if free < 3 else 3]) | _EQ2[runs] | (start12 & ~ge1)
-    need = _MUST[runs]
-    trans = _transitions(plan, allow, need, free)
-    nxt, r10, u8 = _NEXT[runs], _REACHED10[runs], low & 768
-    full8 = wilds << 8
-    best: dict[int, tuple] = {}
-    if plan[3] == 14:
-        am = low >> 11
-        ace_cost = plan[5] + 1
-        for fill, wk8, n, _c, _info in trans:
-            if n & ~am:
-                continue
-            for gmask, k8, gc, f10 in _ace_group_options(am & ~n, ace_cost):
-                uu8 = u8 + wk8 + k8
-                if uu8 > full8:
-                    continue
-                nk = nxt[fill] | uu8 | r10[fill] | f10
-                if uu8 == full8:
-                    nk |= 1024
-                old = best.get(nk)
-                if old is None or gc < old[1]:
-                    best[nk] = (nk, gc, (fill, n, gmask, k8 >> 8))
-    else:
-        for fill, wk8, orb, gc, info in trans:
-            nk = nxt[fill] | (u8 + wk8) | orb | r10[fill]
-            if nk & 768 == full8:
-                nk |= 1024      # every WILD used: no spares, the meld flag is moot
-            old = best.get(nk)
-            if old is None or gc < old[1]:
-                best[nk] = (nk, gc, info)
-    if len(_TABLES) >= _TABLES_MAX:
-        _TABLES.clear()
-    out = _TABLES[tk] = _undominated(tuple(best.values()))
-    return out
-
-
-def _undominated(moves: tuple) -> tuple:
-    """Drop every move whose new state another move's new state dominates
-    (see ``_prune``: runs at least as good, same kept aces, and the same
-    WILDs and a meld if it has one, or a meld and no more WILDs) at no
-    higher cost."""
-    if len(moves) < 2:
-        return moves
-    out = []
-    for y in moves:
-        yk, yc = y[0], y[1]
-        yr, yu, ym, ya = yk & 255, (yk >> 8) & 3, (yk >> 10) & 1, yk >> 11
-        for x in moves:
-            xk, xc = x[0], x[1]
-            if x is y or xc > yc or xk >> 11 != ya or not _DOM[xk & 255] >> yr & 1:
-                continue
-            xu, xm = (xk >> 8) & 3, (xk >> 10) & 1
-            if xu == yu and xm >= ym or xm and xu <= yu:
-                break
-        else:
-            out.append(y)
-    return tuple(out)
-
-
-def _span(comp: list[int], wilds: int):
-    """The natural cards per position (14 = the aces; padded) and the
-    positions the DP visits."""
-    keepable = comp[1]
-    nat_at = comp[:14] + [keepable, 0, 0, 0]
-    used = [p for p in range(1, 15) if nat_at[p]]
-    lo, hi = used[0], used[-1]
-    if wilds:
-        hi = min(14, hi + 1)
-        if nat_at[13] & keepable:
-            lo = min(lo, 12)
-    return nat_at, range(lo, hi + 1)
-
-
-def _dp(comp: list[int], wilds: int, per_card: int, limit=None, beam: int = 0):
+def _dp(comp: list[int], wilds: int, per_card: int, limit: int | None = None,
+        beam: int = 0):
     """Run the position DP over one cluster; return (final state -> cost, context).
 
     States costing more than ``limit`` are dropped (see ``_search_widening``);
@@ -728,17 +643,22 @@ def _dp(comp: list[int], wilds: int, per_card: int, limit=None, beam: int = 0):
     the one cell that makes a two-card run three long (above it, or below
     it for K A high)."""
     keepable = comp[1]
-    nat_at, positions = _span(comp, wilds)
+    nat_at = comp[:14] + [keepable, 0, 0, 0]
+    used = [p for p in range(1, 15) if nat_at[p]]
+    lo, hi = used[0], used[-1]
+    if wilds:
+        hi = min(14, hi + 1)
+        if nat_at[13] & keepable:
+            lo = min(lo, 12)
+    positions = range(lo, hi + 1)
     ace_cost = per_card + 1
     if limit is None:
-        lims = None
-    elif isinstance(limit, int):
-        lims = (limit,) * 4
-    else:
-        lims = tuple(limit)
+        limit = 1 << 60
+    ace_opts: dict[int, tuple] = {}
     states = {0: 0}
     back = []
     idle = True             # every state has all runs ended
+    full8 = wilds << 8
     for p in positions:
         nat = nat_at[p]
         if idle and not nat and not (p == 12 and nat_at[13] & keepable):
@@ -753,55 +673,58 @@ def _dp(comp: list[int], wilds: int, per_card: int, limit=None, beam: int = 0):
         start12 = nat_at[13] & keepable if p == 12 else 0
         new: dict[int, int] = {}
         ptr: dict[int, tuple] = {}
-        # one key for everything the moves depend on but the state
-        base = (((pk << 4 | start12) << 12 | ahead[1] << 8 | ahead[2] << 4 | ahead[3])
-                << 2 | wilds) << 15
-        if p == 14:
-            for key, cost in states.items():
-                tk = base | (key & ~1024)
-                trans = _TABLES.get(tk)
+        fcache = plan[2]
+        local: dict[int, tuple] = {}
+        for key, cost in states.items():
+            low = key & 1023
+            got = local.get(low)
+            if got is None:
+                runs = key & 255
+                free = wilds - (low >> 8)
+                ge1 = _GE1[runs]
+                allow = (ge1 & ahead[free if free < 3 else 3]) | _EQ2[runs] | (start12 & ~ge1)
+                ck = allow << 8 | _MUST[runs] << 4 | free
+                trans = fcache.get(ck)
                 if trans is None:
-                    trans = _table(plan, key & ~1024, wilds, ahead, start12, tk)
-                m10 = key & 1024
-                for nb, gc, info in trans:
-                    c = cost + gc
-                    nk = nb | m10
-                    if lims and c > lims[(nk >> 8) & 3]:
+                    trans = _transitions(plan, allow, _MUST[runs], free)
+                got = local[low] = (trans, _NEXT[runs], _REACHED10[runs], low & 768)
+            trans, nxt, r10, u8 = got
+            if p == 14:
+                am = key >> 11
+                for fill, wk8, n, _c, _info in trans:
+                    if n & ~am:
                         continue
-                    old = new.get(nk)
-                    if old is None or c < old:
-                        new[nk] = c
-                        ptr[nk] = (key, info)
-        elif lims is None:
-            for key, cost in states.items():
-                tk = base | (key & 1023)
-                trans = _TABLES.get(tk)
-                if trans is None:
-                    trans = _table(plan, key & 1023, wilds, ahead, start12, tk)
-                hi_bits = key & ~1023
-                for nb, gc, info in trans:
-                    c = cost + gc
-                    nk = nb | hi_bits
-                    old = new.get(nk)
-                    if old is None or c < old:
-                        new[nk] = c
-                        ptr[nk] = (key, info)
-        else:
-            for key, cost in states.items():
-                tk = base | (key & 1023)
-                trans = _TABLES.get(tk)
-                if trans is None:
-                    trans = _table(plan, key & 1023, wilds, ahead, start12, tk)
-                hi_bits = key & ~1023
-                for nb, gc, info in trans:
-                    c = cost + gc
-                    nk = nb | hi_bits
-                    if c > lims[(nk >> 8) & 3]:
-                        continue
-                    old = new.get(nk)
-                    if old is None or c < old:
-                        new[nk] = c
-                        ptr[nk] = (key, info)
+                    left = am & ~n
+                    opts = ace_opts.get(left)
+                    if opts is None:
+                        opts = ace_opts[left] = _ace_group_options(left, ace_cost)
+                    for gmask, k8, gc, f10 in opts:
+                        uu8 = u8 + wk8 + k8
+                        if uu8 > full8:
+                            continue
+                        c = cost + gc
+                        if c > limit:
+                            continue
+                        nk = nxt[fill] | uu8 | (key & 1024) | r10[fill] | f10
+                        if uu8 == full8:
+                            nk |= 1024
+                        old = new.get(nk)
+                        if old is None or c < old:
+                            new[nk] = c
+                            ptr[nk] = (key, (fill, n, gmask, k8 >> 8))
+                continue
+            hi_bits = key & ~1023
+            for fill, wk8, orb, gc, info in trans:
+                c = cost + gc
+                if c > limit:
+                    continue
+                nk = nxt[fill] | (u8 + wk8) | hi_bits | orb | r10[fill]
+                if nk & 768 == full8:
+                    nk |= 1024      # every WILD used: no spares, the meld flag is moot
+                old = new.get(nk)
+                if old is None or c < old:
+                    new[nk] = c
+                    ptr[nk] = (key, info)
         if beam and len(new) > beam:
             # keep the cheapest states, and always a closed one (runs all
             # ended, every ace settled) so that a layout is sure to come out

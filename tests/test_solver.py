@@ -226,3 +226,39 @@ def test_going_out_minor_sheet_examples():
 def test_unknown_going_out_rule():
     with pytest.raises(RummyError):
         can_go_out(parse_cards("2H 3H 4H"), "sideways")
+
+
+# -- the slowest hands the benchmark found (correctness only, never timed) ----
+SLOW_HANDS = [
+    ("AH 7C COUNT4 WILD NOMELD2 9C QS JC 10H 2H NOMELD0 WILD 3H 5C 3D COUNT12 10D KC 3C "
+     "AS 2D 4H 10S 9D 4D 7S 5S 2S 6H AC 3S COUNT1 COUNT2 10C 9H 2C 8H JS 8C COUNT3 KS 6D "
+     "QD AD 7D 8S 4S 8D", 19),
+    ("JC 7S 4H JH 6S 3H QC 4D 9C 3S COUNT2 3C AS WILD 8D AD 8H AH 5S 10C 2D NODECLARE0 5D "
+     "WILD 5C 5H 3D 9D 7C 4C JS 4S 10S 6D KS 9H 8S NOMELD2 2H 8C KH 10D COUNT12", 21),
+    ("WILD JD KD AS 6H JC 4C 2D 6D QC 3D 10C 5S COUNT12 3C NODECLARE0 NOMELD0 9H 4D 6C 5D "
+     "6S AH NOMELD2 2H 8D QS WILD AC 4S 3H 7S 9S 8C 9C AD JH 7H 2C JS 7D", 27),
+]
+
+
+@pytest.mark.parametrize("text,expected", SLOW_HANDS)
+def test_slowest_hands_found(text, expected, monkeypatch):
+    hand = parse_cards(text)
+    arr = best_arrangement(hand)
+    assert_valid(arr, hand)
+    assert arr.count == expected
+    monkeypatch.setattr(solver, "_first_limit", lambda *args: None)   # plain exact DP
+    assert best_arrangement(hand).count == expected
+
+
+def test_many_wilds_against_brute_force():
+    """Hands dense in WILDs and neighbours, where the DP's shared move tables
+    drop the most moves as dominated."""
+    rng = random.Random(31)
+    for _ in range(60):
+        suits = rng.sample("SCDH", 2)
+        ranks = rng.sample(range(1, 14), 5)
+        pool = [c for c in REGULAR_CARDS if c.suit in suits or c.rank in ranks[:2]]
+        hand = rng.sample(pool, rng.randint(4, 7)) + [WILD] * rng.randint(1, 3)
+        arr = best_arrangement(hand)
+        assert_valid(arr, hand)
+        assert arr.count == brute_min_count(hand), [str(c) for c in hand]
