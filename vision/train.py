@@ -110,6 +110,8 @@ def export_detector(imgsz: int) -> Path:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vision train")
     sub = parser.add_subparsers(dest="what", required=True)
+    r = sub.add_parser("recipe", help="regenerate every training input from seeds (datasets/work, generated)")
+    r.add_argument("--workers", type=int, default=1)
     p = sub.add_parser("real-data", help="export the real photos as a one-class corner dataset")
     p.add_argument("--out", default=str(WORK / "real_corner"))
     d = sub.add_parser("detector", help="train (resume) the corner detector")
@@ -133,7 +135,10 @@ def main(argv: list[str] | None = None) -> int:
     c.add_argument("rest", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
 
-    if args.what == "real-data":
+    if args.what == "recipe":
+        from vision.recipe import build
+        build(args.workers)
+    elif args.what == "real-data":
         from vision.realphotos import export_corner_dataset
         print(export_corner_dataset(Path(args.out)))
     elif args.what == "detector":
