@@ -338,8 +338,8 @@ def _first_limit(cluster, wilds: int, per_card: int) -> int | None:
 
 def _beam_bound(cluster, wilds: int, per_card: int) -> int | None:
     """The cost of a real layout of the cluster, nearly always an optimal
-    one, from a beam search keeping the 256 cheapest states per position."""
-    finals, _ = _dp(cluster[1], wilds, per_card, None, beam=256)
+    one, from a beam search keeping the 64 cheapest states per position."""
+    finals, _ = _dp(cluster[1], wilds, per_card, None, beam=64)
     return min(finals.values()) if finals else None
 
 
