@@ -40,7 +40,8 @@ def train_detector(data: str, epochs: int, imgsz: int, batch: int, name: str, fr
     t0 = time.time()
     model.train(
         data=data, epochs=epochs, imgsz=imgsz, batch=batch, device="cpu", workers=workers,
-        pretrained=False, amp=False, plots=False, project=str(WORK / "runs"), name=name,
+        # Ultralytics drops the loaded weights when pretrained=False: keep them when resuming.
+        pretrained=start == DETECTOR_PT, amp=False, plots=False, project=str(WORK / "runs"), name=name,
         exist_ok=True, cache=False, fraction=fraction, single_cls=True,
         degrees=0.0, fliplr=0.0, flipud=0.0, mosaic=1.0, close_mosaic=close_mosaic, scale=0.5,
         warmup_epochs=warmup_epochs,
