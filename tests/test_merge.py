@@ -66,3 +66,25 @@ def test_vision_classes_agree_with_engine_notation():
         return
     for code in CARD_CODES:
         assert str(Card.parse(code)) == code
+
+
+def test_two_unsure_ends_of_one_card_are_read_together():
+    a = ReadCorner((0, 0, 14, 20), "8S", 0.45, 0.9, (("8S", 0.45), ("8C", 0.40), ("3S", 0.1)))
+    b = ReadCorner((60, 90, 74, 110), "8C", 0.42, 0.9, (("8C", 0.42), ("8S", 0.41), ("6S", 0.1)))
+    cards, _ = merge_corners([a, b])
+    assert [c.code for c in cards] in (["8S"], ["8C"])
+    assert len(cards) == 1 and cards[0].confidence > 0.45
+
+
+def test_confident_different_neighbours_are_not_fused():
+    a = ReadCorner((0, 0, 14, 20), "8S", 0.95, 0.9, (("8S", 0.95), ("8C", 0.03)))
+    b = ReadCorner((60, 90, 74, 110), "2H", 0.9, 0.9, (("2H", 0.9), ("AH", 0.05)))
+    cards, _ = merge_corners([a, b])
+    assert sorted(c.code for c in cards) == ["2H", "8S"]
+
+
+def test_cascade_neighbours_too_close_to_be_one_card_are_not_fused():
+    a = ReadCorner((0, 0, 14, 20), "5D", 0.45, 0.9, (("5D", 0.45), ("6D", 0.4)))
+    b = ReadCorner((16, 0, 30, 20), "6D", 0.45, 0.9, (("6D", 0.45), ("5D", 0.4)))
+    cards, _ = merge_corners([a, b])
+    assert sorted(c.code for c in cards) == ["5D", "6D"]

@@ -27,6 +27,8 @@ JUNK = "JUNK"
 RANK_LABELS = RANKS + OPTIONAL_CODES + (JUNK,)     # 24
 SUIT_LABELS = SUITS + ("NONE",)                    # 5
 NONE_SUIT = len(SUITS)
+# every code decode_topk can name, in the order of its joint probability vector
+ALL_OUTPUTS = tuple(f"{rank}{suit}" for rank in RANKS for suit in SUITS) + RANK_LABELS[len(RANKS):]
 
 
 def code_to_targets(code: str) -> tuple[int, int]:
@@ -62,20 +64,23 @@ def to_input(crops: np.ndarray) -> np.ndarray:
 
 def decode(rank_logits: np.ndarray, suit_logits: np.ndarray) -> list[tuple[str, float]]:
     """Best card code and its probability for each crop (JUNK for false alarms)."""
+    return [top[0] for top in decode_topk(rank_logits, suit_logits, 1)]
+
+
+def decode_topk(rank_logits: np.ndarray, suit_logits: np.ndarray, k: int = 5) -> list[list[tuple[str, float]]]:
+    """The ``k`` likeliest codes per crop with their probabilities, best first.
+
+    Joint probability of each code: rank x suit for regular cards; the
+    optional kinds and JUNK carry no suit, so their rank probability stands.
+    """
     rp = _softmax(rank_logits)
     sp = _softmax(suit_logits)
-    out = []
     n_ranks = len(RANKS)
+    out = []
     for r, s in zip(rp, sp):
-        # Joint probability of each code: rank x suit for regular cards; the
-        # optional kinds and JUNK carry no suit, so their rank probability stands.
-        regular = r[:n_ranks, None] * s[None, :NONE_SUIT]
-        ri, si = np.unravel_index(int(regular.argmax()), regular.shape)
-        best_code, best_p = f"{RANKS[ri]}{SUITS[si]}", float(regular[ri, si])
-        for k, label in enumerate(RANK_LABELS[n_ranks:], start=n_ranks):
-            if r[k] > best_p:
-                best_code, best_p = label, float(r[k])
-        out.append((best_code, best_p))
+        probs = np.concatenate([(r[:n_ranks, None] * s[None, :NONE_SUIT]).reshape(-1), r[n_ranks:]])
+        order = np.argsort(-probs)[:k]
+        out.append([(ALL_OUTPUTS[i], float(probs[i])) for i in order])
     return out
 
 

@@ -18,6 +18,10 @@ from dataclasses import dataclass, field
 MAX_PAIR_DISTANCE_IN_INDEX_HEIGHTS = 9.0
 WILD_COPIES = 3
 MIN_CORNER_PROB = 0.35
+# Two corners this far apart (in index heights) and of similar size may be the
+# two ends of one card; closer ones are neighbours in a cascade.
+MIN_PAIR_DISTANCE_IN_INDEX_HEIGHTS = 2.2
+FUSED_MIN_PROB = 0.5
 
 
 @dataclass(frozen=True)
@@ -28,6 +32,14 @@ class ReadCorner:
     code: str
     prob: float          # classifier probability of ``code``
     score: float = 1.0   # detector confidence
+    top: tuple[tuple[str, float], ...] = ()  # the classifier's likeliest codes, best first
+    fused: bool = False  # read together with its card's other end (prob is the joint reading)
+
+    def prob_of(self, code: str) -> float | None:
+        for c, p in self.top or ((self.code, self.prob),):
+            if c == code:
+                return p
+        return None
 
     @property
     def center(self) -> tuple[float, float]:
@@ -61,7 +73,11 @@ def _could_pair(a: ReadCorner, b: ReadCorner) -> bool:
 def _card(code: str, corners: list[ReadCorner]) -> MergedCard:
     miss = 1.0
     for c in corners:
-        miss *= 1.0 - c.confidence
+        if not c.fused:
+            miss *= 1.0 - c.confidence
+    fused = [c.confidence for c in corners if c.fused]
+    if fused:  # a fused pair already holds both ends' evidence: count it once
+        miss *= 1.0 - max(fused)
     # two agreeing corners make a read surer than either alone (noisy-or)
     confidence = 1.0 - miss
     box = (min(c.box[0] for c in corners), min(c.box[1] for c in corners),
@@ -69,8 +85,58 @@ def _card(code: str, corners: list[ReadCorner]) -> MergedCard:
     return MergedCard(code, round(confidence, 4), box, tuple(corners))
 
 
+def _joint(a: ReadCorner, b: ReadCorner) -> tuple[str, float]:
+    """The code both corners most likely show, and its probability, if they are one card."""
+    codes = {c for c, _ in (a.top or ((a.code, a.prob),))} | {c for c, _ in (b.top or ((b.code, b.prob),))}
+    floor_a = min((p for _, p in a.top), default=a.prob) * 0.5
+    floor_b = min((p for _, p in b.top), default=b.prob) * 0.5
+    joint = {}
+    for c in codes:
+        pa, pb = a.prob_of(c), b.prob_of(c)
+        joint[c] = (floor_a if pa is None else pa) * (floor_b if pb is None else pb)
+    total = sum(joint.values()) or 1.0
+    best = max(sorted(joint), key=lambda c: joint[c])
+    return best, joint[best] / total
+
+
+def fuse_card_ends(corners: list[ReadCorner]) -> list[ReadCorner]:
+    """Read the two corner indices of one card together.
+
+    A card shows its index twice, at opposite corners about a card's
+    diagonal apart.  When two corners sit at that distance and their
+    readings agree on a code more strongly together than either does alone,
+    both take the joint reading: one blurred corner is rescued by its twin.
+    Each corner fuses at most once, strongest agreement first.
+    """
+    candidates = []
+    for i, a in enumerate(corners):
+        for j in range(i + 1, len(corners)):
+            b = corners[j]
+            size = max(a.size, b.size)
+            if min(a.size, b.size) < 0.6 * size:
+                continue
+            d = _distance(a, b)
+            if not (MIN_PAIR_DISTANCE_IN_INDEX_HEIGHTS * size <= d <= MAX_PAIR_DISTANCE_IN_INDEX_HEIGHTS * size):
+                continue
+            code, p = _joint(a, b)
+            if code == "JUNK" or p < FUSED_MIN_PROB or p <= max(a.prob, b.prob):
+                continue
+            candidates.append((-p, i, j, code))
+    out = list(corners)
+    used: set[int] = set()
+    for neg_p, i, j, code in sorted(candidates):
+        if i in used or j in used:
+            continue
+        used.update((i, j))
+        for k in (i, j):
+            c = corners[k]
+            out[k] = ReadCorner(c.box, code, -neg_p, c.score, c.top, fused=True)
+    return out
+
+
 def merge_corners(corners: list[ReadCorner]) -> tuple[list[MergedCard], list[str]]:
     """Group read corners into cards; return the cards and any warnings."""
+    corners = fuse_card_ends(corners)
     warnings: list[str] = []
     by_code: dict[str, list[ReadCorner]] = {}
     for c in corners:

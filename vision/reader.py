@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.detector import Corner, CornerDetector, make_session, nms_corners
-from vision.index_crops import INPUT_EXPAND, INPUT_SIZE, cut_crop, decode, to_input
+from vision.index_crops import INPUT_EXPAND, INPUT_SIZE, cut_crop, decode_topk, to_input
 from vision.merge import MergedCard, ReadCorner, merge_corners
 from vision.photo import load_photo
 from vision.quality import photo_warnings
@@ -127,7 +127,8 @@ class CardReader:
             return []
         crops = np.stack([cut_crop(image, c.box, INPUT_EXPAND, INPUT_SIZE) for c in corners])
         rank, suit = self.classifier.run(None, {"crops": to_input(crops)})
-        return [ReadCorner(c.box, code, p, c.score) for c, (code, p) in zip(corners, decode(rank, suit))]
+        return [ReadCorner(c.box, top[0][0], top[0][1], c.score, tuple(top))
+                for c, top in zip(corners, decode_topk(rank, suit, 5))]
 
     @staticmethod
     def _to_card(m: MergedCard, k: float) -> DetectedCard:
