@@ -239,7 +239,11 @@ def _match_state(instance: Path, tables: set[int]) -> list[str]:
 
 
 def run(kills: int = 10, workers: int = 4, seed: int = 1, run_min: float = 0.5,
-        run_max: float = 2.0, instance: Path | None = None, out=sys.stdout) -> dict:
+        run_max: float = 2.0, instance: Path | None = None, out=sys.stdout, min_saves: int = 2,
+        progress_timeout: float = 60.0) -> dict:
+    """Kill the server ``kills`` times; before each kill wait ``run_min..run_max`` seconds AND
+    until ``min_saves`` more saves were acknowledged (bounded by ``progress_timeout``), so a
+    slow, loaded machine still kills during real work rather than during start-up."""
     rng = random.Random(seed)
     tmp = tempfile.TemporaryDirectory(prefix="killtest-")
     instance = Path(instance or Path(tmp.name) / "instance")
@@ -257,7 +261,11 @@ def run(kills: int = 10, workers: int = 4, seed: int = 1, run_min: float = 0.5,
     t0 = time.monotonic()
     try:
         for k in range(kills):
+            base = ledger.saves
             time.sleep(rng.uniform(run_min, run_max))
+            deadline = time.monotonic() + progress_timeout
+            while ledger.saves < base + min_saves and time.monotonic() < deadline:
+                time.sleep(0.05)
             up.clear()
             mid_request += sum(p.in_flight for p in players)
             server.kill()

@@ -18,7 +18,7 @@ def test_kill_minus_9_during_saves_loses_nothing():
     assert f["problems"] == []
     assert f["games_lost"] == 0 and f["hands_lost"] == 0
     assert f["integrity_check"] == "ok"
-    assert f["games_saved"] >= 3 and f["kills"] == 3
+    assert f["saves_acknowledged"] >= 6 and f["games_saved"] >= 1 and f["kills"] == 3
 
 
 @pytest.mark.slow
