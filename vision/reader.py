@@ -30,6 +30,9 @@ TARGET_INDEX_PX = 36      # the index height the second look aims for
 MIN_DETECT_SIZE = 224
 TILE_OVERLAP = 0.2
 LOW_CONFIDENCE = 0.6      # cards under this are flagged for a person to check
+# The detector only proposes: a low threshold finds faint and small indices,
+# and the classifier's JUNK class turns down what is not an index.
+DETECT_CONF = 0.05
 
 
 @dataclass(frozen=True)
@@ -63,7 +66,7 @@ class Reading:
 class CardReader:
     def __init__(self, detector_path: Path = DETECTOR_PATH, classifier_path: Path = CLASSIFIER_PATH,
                  threads: int = 0):
-        self.detector = CornerDetector(detector_path, threads)
+        self.detector = CornerDetector(detector_path, threads, conf=DETECT_CONF)
         self.classifier = make_session(classifier_path, threads)
         self._lock = threading.Lock()
 

@@ -1,0 +1,95 @@
+"""The shipped card reader on committed photos: exact cards, JSON shape, warnings.
+
+Fixtures (tests/fixtures/photos, listed in expected.json with the cards
+their labels say are visible): synthetic scenes from a held-out seed that
+training never saw, and real photos from the validation split of
+../shared/realphotos ("card-detection" dataset by cadyzedevelopmenthub on
+Roboflow Universe, CC BY 4.0).
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PHOTOS = ROOT / "tests" / "fixtures" / "photos"
+EXPECTED = json.loads((PHOTOS / "expected.json").read_text()) if (PHOTOS / "expected.json").exists() else {}
+HAVE_MODELS = (ROOT / "models" / "corner_detector.onnx").exists() and (ROOT / "models" / "index_classifier.onnx").exists()
+
+pytestmark = pytest.mark.skipif(not HAVE_MODELS, reason="shipped models missing")
+
+
+@pytest.fixture(scope="module")
+def reader():
+    from vision.reader import get_reader
+    return get_reader()
+
+
+def test_fixtures_are_listed():
+    assert len(EXPECTED) >= 3
+    assert any(v["source"] == "realphotos" for v in EXPECTED.values())
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_reads_the_exact_cards(reader, name):
+    reading = reader.read((PHOTOS / name).read_bytes())
+    assert Counter(reading.codes) == Counter(EXPECTED[name]["cards"]), reading.to_json()
+    for card in reading.cards:
+        x1, y1, x2, y2 = card.box
+        assert 0 <= x1 < x2 <= reading.width and 0 <= y1 < y2 <= reading.height
+        assert 0.0 < card.confidence <= 1.0
+
+
+def test_boxes_are_in_the_photos_own_pixels(reader):
+    name = sorted(EXPECTED)[0]
+    img = cv2.imread(str(PHOTOS / name))
+    big = cv2.resize(img, None, fx=3, fy=3, interpolation=cv2.INTER_CUBIC)
+    ok, buf = cv2.imencode(".jpg", big, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    small = reader.read((PHOTOS / name).read_bytes())
+    large = reader.read(buf.tobytes())
+    assert (large.width, large.height) == (big.shape[1], big.shape[0])
+    for a in small.cards:
+        match = [b for b in large.cards if b.code == a.code]
+        if match:
+            cx_small = (a.box[0] + a.box[2]) / 2 / small.width
+            cx_large = (match[0].box[0] + match[0].box[2]) / 2 / large.width
+            assert abs(cx_small - cx_large) < 0.05
+
+
+def test_empty_table_warns_no_cards(reader):
+    img = np.full((600, 800, 3), (40, 110, 40), np.uint8)
+    ok, buf = cv2.imencode(".png", img)
+    reading = reader.read(buf.tobytes())
+    assert reading.cards == ()
+    assert any("no cards found" in w for w in reading.warnings)
+
+
+def test_dark_photo_warns(reader):
+    img = (cv2.imread(str(PHOTOS / sorted(EXPECTED)[0])) * 0.12).astype(np.uint8)
+    ok, buf = cv2.imencode(".jpg", img)
+    reading = reader.read(buf.tobytes())
+    assert any("too dark" in w for w in reading.warnings)
+
+
+def test_detect_command_json_contract(tmp_path):
+    names = sorted(EXPECTED)[:2]
+    args = [str(PHOTOS / n) for n in names] + [str(tmp_path / "missing.jpg")]
+    res = subprocess.run([sys.executable, "-m", "vision", "detect", "--json", "--annotate", str(tmp_path / "ann"),
+                          *args], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    out = json.loads(res.stdout)
+    assert res.returncode == 1  # one image failed: the others are still read
+    assert [o["image"] for o in out] == args
+    for o, n in zip(out, names):
+        assert Counter(c["card"] for c in o["cards"]) == Counter(EXPECTED[n]["cards"])
+        assert set(o) >= {"image", "cards", "warnings"}
+        for c in o["cards"]:
+            assert set(c) == {"card", "confidence", "box"} and len(c["box"]) == 4
+    assert "error" in out[-1]
+    assert len(list((tmp_path / "ann").glob("*.jpg"))) == 2
