@@ -88,3 +88,15 @@ def test_cascade_neighbours_too_close_to_be_one_card_are_not_fused():
     b = ReadCorner((16, 0, 30, 20), "6D", 0.45, 0.9, (("6D", 0.45), ("5D", 0.4)))
     cards, _ = merge_corners([a, b])
     assert sorted(c.code for c in cards) == ["5D", "6D"]
+
+
+def test_shipped_class_list_matches_the_code():
+    import json
+    from pathlib import Path
+
+    from vision.classes import CARD_CODES
+    from vision.index_crops import RANK_LABELS, SUIT_LABELS
+    data = json.loads((Path(__file__).resolve().parents[1] / "models" / "classes.json").read_text())
+    assert data["card_codes"] == list(CARD_CODES)
+    assert data["classifier"]["rank_labels"] == list(RANK_LABELS)
+    assert data["classifier"]["suit_labels"] == list(SUIT_LABELS)
