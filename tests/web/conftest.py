@@ -1,6 +1,7 @@
 """Fixtures for the web app (Flask tutorial style): a real SQLite file in a
-temporary instance folder, a test client, and a fake card reader for the
-flows that do not test the reader itself."""
+temporary instance folder, a test client, a fake card reader for the flows
+that do not test the reader itself, and the real reader (``real_reader``,
+``real_app``) for those that do."""
 from __future__ import annotations
 
 import io
@@ -72,6 +73,29 @@ class FakeReader:
 @pytest.fixture
 def fake_reader():
     return FakeReader()
+
+
+@pytest.fixture(scope="session")
+def real_reader():
+    """The shared real card reader (``vision.reader.get_reader()``); skipped
+    only when the vision package or its model cannot be loaded."""
+    try:
+        from vision.reader import get_reader
+        from vision.errors import ReaderError
+    except ImportError as exc:
+        pytest.skip(f"vision.reader not importable: {exc}")
+    try:
+        return get_reader()
+    except ReaderError as exc:
+        pytest.skip(f"card reader model unavailable: {exc}")
+
+
+@pytest.fixture
+def real_app(tmp_path, real_reader):
+    # reader=None: the app uses vision.reader.get_reader(), the same shared reader
+    app = create_app({"TESTING": True, "INSTANCE_PATH": str(tmp_path / "instance")})
+    app.test_client_class = CsrfClient
+    yield app
 
 
 @pytest.fixture
