@@ -132,7 +132,14 @@
     svg.setAttribute("preserveAspectRatio", "none");
     // ~13 CSS px whatever the photo's resolution and the screen's width
     const shown = this.el.img.clientWidth || st.reading.width;
-    const fontSize = Math.max(8, Math.round(13 * st.reading.width / shown));
+    const W = st.reading.width, H = st.reading.height;
+    const fontSize = Math.max(8, Math.round(13 * W / shown));
+    const lineH = Math.round(fontSize * 1.2);
+    // Labels are placed one by one where they overlap no earlier label: above
+    // the box, below it, inside its top, then stacked further up or down.
+    const placed = [];
+    const clash = (a) => placed.some((b) => a.x < b.x + b.w && b.x < a.x + a.w && a.y - a.h < b.y && b.y - b.h < a.y);
+    const items = [];
     st.reading.cards.forEach((rc, j) => {
       const i = (st.links || []).indexOf(j);
       const cur = i >= 0 ? st.cards[i] : null;
@@ -146,12 +153,25 @@
       else { cls = rc.confidence < LOW ? "low" : ""; text = rc.code + " " + pct(rc.confidence); }
       if (cls) r.setAttribute("class", cls);
       const t = document.createElementNS(NS, "text");
-      t.setAttribute("x", x1 + 2); t.setAttribute("y", Math.max(fontSize, y1 - 4));
       t.setAttribute("font-size", fontSize);
       t.setAttribute("stroke-width", Math.max(2, fontSize / 5));
-      if (cls === "low") t.setAttribute("class", "low");
+      if (cls) t.setAttribute("class", cls);
       t.textContent = text;
       svg.append(r, t);
+      items.push({ t, x1, y1, x2, y2 });
+    });
+    items.forEach(({ t, x1, y1, x2, y2 }) => {
+      let w = 0;
+      try { w = t.getComputedTextLength(); } catch (e) { /* not rendered */ }
+      if (!w) w = 0.62 * fontSize * t.textContent.length;
+      const x = Math.max(0, Math.min(x1 + 2, W - w - 2));
+      const cands = [y1 - 4, y2 + lineH, y1 + lineH];
+      for (let k = 1; k <= 8; k++) cands.push(y1 - 4 - k * lineH, y2 + lineH * (k + 1));
+      const fits = (y) => y - fontSize >= 0 && y <= H;
+      let y = cands.find((c) => fits(c) && !clash({ x, y: c, w, h: lineH }));
+      if (y === undefined) y = Math.min(H, Math.max(fontSize, y1 - 4));
+      placed.push({ x, y, w, h: lineH });
+      t.setAttribute("x", x); t.setAttribute("y", y);
     });
   };
 
