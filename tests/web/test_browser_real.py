@@ -119,6 +119,7 @@ class Hand:
 
     def __init__(self, page, seat: int, name: str):
         from playwright.sync_api import expect
+        expect.set_options(timeout=15_000)  # a loaded 2-core machine: saves can take a while
         self.expect = expect
         self.page, self.name = page, name
         self.sec = page.locator(f"#seat-{seat}")
