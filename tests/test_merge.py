@@ -1,5 +1,5 @@
 """Corner merging on hand-made detections: two corners are one card, WILDs pair by distance."""
-from vision.merge import ReadCorner, merge_corners
+from vision.merge import MIN_CORNER_PROB, ReadCorner, merge_corners
 
 
 def corner(code, x, y, size=20, prob=0.95):
@@ -69,11 +69,15 @@ def test_vision_classes_agree_with_engine_notation():
 
 
 def test_two_unsure_ends_of_one_card_are_read_together():
-    a = ReadCorner((0, 0, 14, 20), "8S", 0.45, 0.9, (("8S", 0.45), ("8C", 0.40), ("3S", 0.1)))
-    b = ReadCorner((60, 90, 74, 110), "8C", 0.42, 0.9, (("8C", 0.42), ("8S", 0.41), ("6S", 0.1)))
+    # each end alone is below the reader's threshold; together they agree on 8S
+    a = ReadCorner((0, 0, 14, 20), "8S", 0.58, 0.9, (("8S", 0.58), ("8C", 0.35), ("3S", 0.05)))
+    b = ReadCorner((60, 90, 74, 110), "8S", 0.55, 0.9, (("8S", 0.55), ("8C", 0.40), ("6S", 0.05)))
+    assert max(a.prob, b.prob) < MIN_CORNER_PROB
+    alone, _ = merge_corners([a])
+    assert alone == []
     cards, _ = merge_corners([a, b])
-    assert [c.code for c in cards] in (["8S"], ["8C"])
-    assert len(cards) == 1 and cards[0].confidence > 0.45
+    assert [c.code for c in cards] == ["8S"]
+    assert cards[0].confidence > MIN_CORNER_PROB
 
 
 def test_confident_different_neighbours_are_not_fused():
@@ -84,8 +88,8 @@ def test_confident_different_neighbours_are_not_fused():
 
 
 def test_cascade_neighbours_too_close_to_be_one_card_are_not_fused():
-    a = ReadCorner((0, 0, 14, 20), "5D", 0.45, 0.9, (("5D", 0.45), ("6D", 0.4)))
-    b = ReadCorner((16, 0, 30, 20), "6D", 0.45, 0.9, (("6D", 0.45), ("5D", 0.4)))
+    a = ReadCorner((0, 0, 14, 20), "5D", 0.65, 0.9, (("5D", 0.65), ("6D", 0.3)))
+    b = ReadCorner((16, 0, 30, 20), "6D", 0.65, 0.9, (("6D", 0.65), ("5D", 0.3)))
     cards, _ = merge_corners([a, b])
     assert sorted(c.code for c in cards) == ["5D", "6D"]
 
