@@ -104,3 +104,8 @@ def test_shipped_class_list_matches_the_code():
     assert data["card_codes"] == list(CARD_CODES)
     assert data["classifier"]["rank_labels"] == list(RANK_LABELS)
     assert data["classifier"]["suit_labels"] == list(SUIT_LABELS)
+
+
+def test_a_third_reading_on_the_same_card_is_not_a_second_copy():
+    cards, warnings = merge_corners([corner("QH", 0, 0), corner("QH", 60, 90), corner("QH", 30, 45)])
+    assert [c.code for c in cards] == ["QH"] and warnings == []

@@ -155,10 +155,18 @@ def merge_corners(corners: list[ReadCorner]) -> tuple[list[MergedCard], list[str
             cards.extend(_card(code, cl) for cl in clusters)
             continue
         clusters = _pair_up(group)
-        if len(clusters) > 1:
-            warnings.append(f"{code} appears {len(clusters)} times in this photo, but the deck has one {code}: "
+        main = clusters[0]
+        # a third reading within a card's reach of the first is the same card seen again, not a second copy
+        far = []
+        for cl in clusters[1:]:
+            if any(_could_pair(a, b) for a in cl for b in main):
+                main = main + cl
+            else:
+                far.append(cl)
+        if far:
+            warnings.append(f"{code} appears {len(far) + 1} times in this photo, but the deck has one {code}: "
                             "counted once — check for a second deck or a misread card")
-        cards.append(_card(code, [c for cl in clusters for c in cl] if len(clusters) == 1 else clusters[0]))
+        cards.append(_card(code, main))
     cards.sort(key=lambda c: (c.box[0], c.box[1]))
     return cards, warnings
 
