@@ -24,7 +24,8 @@ TRAIN_SETS = ("synth_a", "synth_b")
 
 
 def mixed_yaml(name: str, synth_sets: tuple[str, ...]) -> Path:
-    train = [f"{s}_det/train/images" for s in synth_sets] + ["real_corner/train/images"]
+    # real photos first: Ultralytics' ``fraction`` keeps the head of this list
+    train = ["real_corner/train/images"] + [f"{s}_det/train/images" for s in reversed(synth_sets)]
     text = (f"path: {WORK}\ntrain: {train}\n"
             "val: [real_corner/val/images, synth_val_det/train/images]\nnames: {0: index}\n")
     path = WORK / f"{name}.yaml"
@@ -55,4 +56,5 @@ def build(workers: int = 1) -> None:
         build_bank([(real_codes, "train")], banks / "real_train.npz", junk_per_image=3)
     if not (banks / "real_val.npz").exists():
         build_bank([(real_codes, "val")], banks / "real_val.npz", junk_per_image=1)
-    print(mixed_yaml("mixed_b", TRAIN_SETS))
+    print(mixed_yaml("mixed_b", TRAIN_SETS))            # runs 2-3 of the detector (synth_b first)
+    print(mixed_yaml("mixed_c", tuple(reversed(TRAIN_SETS))))  # run 4 (synth_a first)
