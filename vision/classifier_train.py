@@ -218,7 +218,6 @@ def train(banks: list[Path], val_bank: Path | None, minutes: float, batch: int, 
         print("classifier: resuming from models/index_classifier.pt", flush=True)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     deadline = time.time() + minutes * 60
-    total_steps_guess = None
     step, seen, t0 = 0, 0, time.time()
     last_save = t0
     while time.time() < deadline:
