@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 
 import cv2
-import numpy as np
 
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "photos"
 

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-import yaml
 
 from vision.classes import CARD_CODES
 from vision.index_crops import (INPUT_EXPAND, INPUT_SIZE, JUNK, RANK_LABELS, STORE_EXPAND, STORE_SIZE,
                                 SUIT_LABELS, code_to_targets, cut_crop)
+from vision.yolo_data import dataset_images, label_path, read_boxes
 
 REPO = Path(__file__).resolve().parents[1]
 MODELS = REPO / "models"
@@ -30,33 +30,13 @@ BANKS = REPO / "datasets" / "work" / "crop_banks"
 
 
 # ---------------------------------------------------------------- crop bank
-def _dataset_images(data_yaml: Path, split: str) -> tuple[list[Path], list[str]]:
-    cfg = yaml.safe_load(Path(data_yaml).read_text())
-    root = Path(cfg.get("path") or Path(data_yaml).parent)
-    if not root.is_absolute():
-        root = (Path(data_yaml).parent / root).resolve()
-    names = cfg["names"]
-    names = [names[i] for i in sorted(names)] if isinstance(names, dict) else list(names)
-    rel = cfg.get(split) or cfg.get("train")
-    img_dir = root / rel
-    images = sorted(p for p in img_dir.glob("*") if p.suffix.lower() in {".jpg", ".jpeg", ".png"})
-    return images, names
-
-
-def _label_path(img: Path) -> Path:
-    parts = list(img.parts)
-    idx = len(parts) - 1 - parts[::-1].index("images")
-    parts[idx] = "labels"
-    return Path(*parts).with_suffix(".txt")
-
-
 def build_bank(sources: list[tuple[Path, str]], out: Path, junk_per_image: int = 2, limit: int | None = None,
                seed: int = 0) -> Path:
     """Cut every labelled index (and some junk) from ``sources`` [(data.yaml, split)] into ``out`` (.npz)."""
     rng = np.random.default_rng(seed)
     crops, ranks, suits = [], [], []
     for data_yaml, split in sources:
-        images, names = _dataset_images(Path(data_yaml), split)
+        images, names = dataset_images(Path(data_yaml), split)
         if limit:
             images = images[:limit]
         for img_path in images:
@@ -65,14 +45,7 @@ def build_bank(sources: list[tuple[Path, str]], out: Path, junk_per_image: int =
                 continue
             h, w = img.shape[:2]
             boxes = []
-            lp = _label_path(img_path)
-            for line in (lp.read_text().splitlines() if lp.exists() else []):
-                parts = line.split()
-                if len(parts) != 5:
-                    continue
-                name = names[int(parts[0])]
-                cx, cy, bw, bh = (float(v) for v in parts[1:])
-                box = ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)
+            for name, box in read_boxes(label_path(img_path), names, w, h):
                 if name == "CARD":
                     continue
                 boxes.append(box)

@@ -26,10 +26,6 @@ class Corner:
     def height(self) -> float:
         return self.box[3] - self.box[1]
 
-    @property
-    def center(self) -> tuple[float, float]:
-        return ((self.box[0] + self.box[2]) / 2, (self.box[1] + self.box[3]) / 2)
-
 
 def make_session(path: Path, threads: int = 0):
     try:

@@ -14,37 +14,28 @@ import time
 from collections import Counter
 from pathlib import Path
 
-import cv2
+from PIL import Image
 
 from vision.classes import CARD_CODES
 from vision.merge import ReadCorner, merge_corners
+from vision.yolo_data import dataset_images, label_path, read_boxes
 
 
-def truth_for(label_path: Path, names: list[str], w: int, h: int) -> Counter:
-    sidecar = label_path.with_suffix(".json")
+def truth_for(labels: Path, names: list[str], w: int, h: int) -> Counter:
+    sidecar = labels.with_suffix(".json")
     if sidecar.exists():
         return Counter(json.loads(sidecar.read_text())["cards"])
-    corners = []
-    for line in label_path.read_text().splitlines() if label_path.exists() else []:
-        parts = line.split()
-        if len(parts) != 5:
-            continue
-        name = names[int(parts[0])]
-        if name not in CARD_CODES:
-            continue
-        cx, cy, bw, bh = (float(v) for v in parts[1:])
-        corners.append(ReadCorner(((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h),
-                                  name, 1.0))
+    corners = [ReadCorner(box, name, 1.0) for name, box in read_boxes(labels, names, w, h)
+               if name in CARD_CODES]
     cards, _ = merge_corners(corners)
     return Counter(c.code for c in cards)
 
 
 def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors: int = 0) -> dict:
-    from vision.classifier_train import _dataset_images, _label_path
     from vision.reader import get_reader
 
     reader = get_reader()
-    images, names = _dataset_images(data_yaml, split)
+    images, names = dataset_images(data_yaml, split)
     if limit:
         images = images[:limit]
     tp, fp, fn = Counter(), Counter(), Counter()
@@ -53,9 +44,9 @@ def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors:
     errors = []
     for img_path in images:
         data = img_path.read_bytes()
-        im = cv2.imread(str(img_path))
-        h, w = im.shape[:2]
-        truth = truth_for(_label_path(img_path), names, w, h)
+        with Image.open(img_path) as header:  # the size is in the header: no second decode
+            w, h = header.size
+        truth = truth_for(label_path(img_path), names, w, h)
         t0 = time.perf_counter()
         reading = reader.read(data)
         times.append(time.perf_counter() - t0)

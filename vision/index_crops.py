@@ -62,11 +62,6 @@ def to_input(crops: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
 
 
-def decode(rank_logits: np.ndarray, suit_logits: np.ndarray) -> list[tuple[str, float]]:
-    """Best card code and its probability for each crop (JUNK for false alarms)."""
-    return [top[0] for top in decode_topk(rank_logits, suit_logits, 1)]
-
-
 def decode_topk(rank_logits: np.ndarray, suit_logits: np.ndarray, k: int = 5) -> list[list[tuple[str, float]]]:
     """The ``k`` likeliest codes per crop with their probabilities, best first.
 

@@ -151,7 +151,7 @@ def merge_corners(corners: list[ReadCorner]) -> tuple[list[MergedCard], list[str
             if len(clusters) > WILD_COPIES:
                 warnings.append(f"{len(clusters)} WILDCARDs seen but a deck has only {WILD_COPIES}; "
                                 f"kept the {WILD_COPIES} clearest — check the photo")
-                clusters = sorted(clusters, key=lambda cl: -max(c.confidence for c in cl))[:WILD_COPIES]
+                clusters = clusters[:WILD_COPIES]  # _pair_up lists the clearest first
             cards.extend(_card(code, cl) for cl in clusters)
             continue
         clusters = _pair_up(group)

@@ -68,12 +68,12 @@ def detector_view(src_yaml: Path, out: Path, splits: tuple[str, ...] = ("train",
 
     import yaml
 
-    from vision.classifier_train import _dataset_images, _label_path
+    from vision.yolo_data import dataset_images, label_path, read_rows
 
     out = Path(out)
     entries = {}
     for split in splits:
-        images, names = _dataset_images(Path(src_yaml), split)
+        images, names = dataset_images(Path(src_yaml), split)
         if not images:
             continue
         (out / split / "images").mkdir(parents=True, exist_ok=True)
@@ -85,12 +85,7 @@ def detector_view(src_yaml: Path, out: Path, splits: tuple[str, ...] = ("train",
                     os.link(img, dst)
                 except OSError:
                     shutil.copyfile(img, dst)
-            lp = _label_path(img)
-            rows = []
-            for line in (lp.read_text().splitlines() if lp.exists() else []):
-                parts = line.split()
-                if len(parts) == 5 and names[int(parts[0])] != "CARD":
-                    rows.append("0 " + " ".join(parts[1:]))
+            rows = [f"0 {rest}" for cls, rest in read_rows(label_path(img)) if names[cls] != "CARD"]
             (out / split / "labels" / f"{img.stem}.txt").write_text("\n".join(rows) + ("\n" if rows else ""))
         entries[split] = f"{split}/images"
     data = out / "data.yaml"

@@ -1,0 +1,52 @@
+"""Reading YOLO-format datasets: which images a split holds, and their labelled boxes.
+
+One place for what the crop banks, the detector's one-class views and the
+evaluation all read, so they agree on paths, class names and box geometry.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png"}
+
+
+def dataset_images(data_yaml: Path, split: str) -> tuple[list[Path], list[str]]:
+    """Sorted image paths of ``split`` (falling back to 'train') and the class names."""
+    cfg = yaml.safe_load(Path(data_yaml).read_text())
+    root = Path(cfg.get("path") or Path(data_yaml).parent)
+    if not root.is_absolute():
+        root = (Path(data_yaml).parent / root).resolve()
+    names = cfg["names"]
+    names = [names[i] for i in sorted(names)] if isinstance(names, dict) else list(names)
+    img_dir = root / (cfg.get(split) or cfg.get("train"))
+    images = sorted(p for p in img_dir.glob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
+    return images, names
+
+
+def label_path(img: Path) -> Path:
+    """The label file of an image: the last 'images' folder in its path becomes 'labels'."""
+    parts = list(img.parts)
+    idx = len(parts) - 1 - parts[::-1].index("images")
+    parts[idx] = "labels"
+    return Path(*parts).with_suffix(".txt")
+
+
+def read_rows(path: Path) -> list[tuple[int, str]]:
+    """(class index, the rest of the line) for each well-formed label line."""
+    rows = []
+    for line in path.read_text().splitlines() if path.exists() else []:
+        parts = line.split()
+        if len(parts) == 5:
+            rows.append((int(parts[0]), " ".join(parts[1:])))
+    return rows
+
+
+def read_boxes(path: Path, names: list[str], w: int, h: int) -> list[tuple[str, tuple[float, float, float, float]]]:
+    """(class name, (x1, y1, x2, y2) in pixels of a w x h image) for each label."""
+    out = []
+    for cls, rest in read_rows(path):
+        cx, cy, bw, bh = (float(v) for v in rest.split())
+        out.append((names[cls], ((cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h)))
+    return out
