@@ -60,12 +60,18 @@ from .cards import (ALL_KINDS, RANKS, SUITS, WILD, WILD_COPIES, Card, _BY_CODE,
 from .errors import RummyError
 from .melds import (SEQUENCE, Meld, check_meld, make_count_group, make_group,
                     make_sequence)
+from .solver_pack import _COUNT_BIT, build_melds, hand_melds, pack_search
 
 #: Going-out search weight: each unmelded card costs this much more than its
 #: count, so the fewest unmelded cards win first and the count breaks ties.
 _PER_CARD = 1000
 
 GOING_OUT_RULES = ("standard", "major", "minor")
+
+#: Hands with at most this many natural cards that could meld are solved by
+#: the search over short melds (``companion.solver_pack``); bigger ones by
+#: the position DP below.
+SMALL_HAND = 20
 
 
 @dataclass(frozen=True)
@@ -267,6 +273,8 @@ def _solve(cards: list[Card], per_card: int, out_only: bool = False) -> Arrangem
     if not any(live_bits) and not wilds and len(counts) < 3:
         # nothing can meld: the common case for small hands, answered at once
         return Arrangement((), tuple(cards), sum(_COUNT_OF[c.index] for c in cards))
+    if sum(_POPCOUNT14[b & 16383] for b in live_bits) <= SMALL_HAND:
+        return _solve_small(cards, live_bits, wilds, counts, per_card)
     weight_wild = per_card + 20
     live = [0] * 15
     cells = []
@@ -326,6 +334,49 @@ def _solve(cards: list[Card], per_card: int, out_only: bool = False) -> Arrangem
     unmelded.sort(key=_INDEX)
     melds.sort(key=lambda m: (m.cards[0].index, len(m.cards)))
     return Arrangement(tuple(melds), tuple(unmelded), sum(c.count for c in unmelded))
+
+
+def _solve_small(cards: list[Card], live_bits: list[int], wilds: int, counts: list[Card],
+                 per_card: int) -> Arrangement:
+    """The exact answer by the search over short melds (``solver_pack``)."""
+    nc = len(counts)
+    count_weight = sum(per_card + c.count for c in counts) if 0 < nc < 3 else 0
+    covered, used, chosen = pack_search(
+        hand_melds(live_bits, wilds, per_card, 3 - nc if 0 < nc < 3 else 0, count_weight), wilds)
+    melds, held = build_melds(chosen, _CARD_AT, counts)
+    if nc >= 3:
+        melds.append(make_count_group(counts, 0))
+    unmelded = []
+    for c in cards:
+        i = c.index
+        if i < 52:
+            if not held >> (4 * (i % 13) + i // 13) & 1:
+                unmelded.append(c)
+        elif i == _WILD_INDEX:
+            pass
+        elif i < 58:
+            if not held & _COUNT_BIT and nc < 3:
+                unmelded.append(c)
+        else:
+            unmelded.append(c)
+    spare = wilds - used
+    if melds:
+        melds = _place_spare_wilds(melds, spare)
+    elif spare == 3:
+        melds = [make_group((), 3)]
+    else:
+        unmelded.extend([WILD] * spare)
+    if len(melds) > 1:
+        melds.sort(key=_MELD_ORDER)
+    return Arrangement(tuple(melds), tuple(unmelded), sum(_COUNT_OF[c.index] for c in unmelded))
+
+
+def _meld_order(m: Meld):
+    return (m.cards[0].index, len(m.cards))
+
+
+_MELD_ORDER = _meld_order
+_POPCOUNT14 = [bin(i).count("1") for i in range(1 << 14)]
 
 
 def _first_limit(cluster, wilds: int, per_card: int) -> int | None:
