@@ -60,7 +60,8 @@ from .cards import (ALL_KINDS, RANKS, SUITS, WILD, WILD_COPIES, Card, _BY_CODE,
 from .errors import RummyError
 from .melds import (SEQUENCE, Meld, check_meld, make_count_group, make_group,
                     make_sequence)
-from .solver_pack import _COUNT_BIT, build_melds, hand_melds, pack_search
+from .solver_pack import (_COUNT_BIT, build_melds, hand_melds, pack_cover, pack_upper,
+                          pack_search)
 
 #: Going-out search weight: each unmelded card costs this much more than its
 #: count, so the fewest unmelded cards win first and the count breaks ties.
@@ -72,6 +73,13 @@ GOING_OUT_RULES = ("standard", "major", "minor")
 #: the search over short melds (``companion.solver_pack``); bigger ones by
 #: the position DP below.
 SMALL_HAND = 20
+#: Bigger hands first look for a layout melding every card that could ever
+#: meld, giving up after this many search steps (0: never look).
+COVER_NODES = 1000
+#: Big clusters get their first DP cost limit from a quick search over short
+#: melds taking at most this many steps (0: start from limit 0 instead).
+UPPER_NODES = 0
+WIDEN_DOUBLING = False
 
 
 @dataclass(frozen=True)
@@ -148,7 +156,60 @@ _SUPERSETS = [tuple(x for x in range(16) if x & m == m) for m in range(16)]
 
 
 def _prune(states: dict[int, int], ace_cost: int) -> dict[int, int]:
-    """Drop states another state dominates.
+    """Drop states another state dominates (the same states as
+    ``_prune_reference``, found with bit sets instead of pairwise checks).
+
+    States are taken cheapest first (ties: the stronger first), and each
+    one kept marks, for every ace mask it covers and every WILD count it
+    may stand for, the run states it dominates (one big-int bit set per
+    (ace mask, WILDs, meld flag)); a later state is dropped when its own
+    run state is marked for its ace mask, WILDs and meld flag."""
+    tie = _PRUNE_TIE
+    order = sorted([((cost + _POPCOUNT[key >> 11] * ace_cost) << 10 | tie[key]) << 15 | key
+                    for key, cost in states.items()])
+    with_meld = [[0, 0, 0, 0] for _ in range(16)]     # [ace mask][WILDs] (meld flag 1)
+    no_meld = [[0, 0, 0, 0] for _ in range(16)]       # the same, meld flag 0
+    dom = _DOM
+    out = {}
+    for x in order:
+        key = x & 32767
+        runs, u, am = key & 255, (key >> 8) & 3, key >> 11
+        if key & 1024:
+            if with_meld[am][u] >> runs & 1:
+                continue
+            d = dom[runs]
+            for sub in _SUBSETS[am]:
+                row = with_meld[sub]
+                for uu in range(u, 4):
+                    row[uu] |= d
+        else:
+            if (with_meld[am][u] | no_meld[am][u]) >> runs & 1:
+                continue
+            d = dom[runs]
+            for sub in _SUBSETS[am]:
+                no_meld[sub][u] |= d
+        out[key] = states[key]
+    return out
+
+
+def _prune_tie_table() -> list[int]:
+    """Per state key, the tie-break of ``_prune_reference``'s order packed
+    in 10 bits: fewer WILDs, a meld, stronger runs, more aces kept first."""
+    out = []
+    for key in range(1 << 15):
+        u, m = (key >> 8) & 3, (key >> 10) & 1
+        out.append(((u * 2 + (1 - m)) * 16 + (8 - _STRENGTH[key & 255])) * 8
+                   + (4 - _POPCOUNT_4[key >> 11]))
+    return out
+
+
+_POPCOUNT_4 = [bin(i).count("1") for i in range(16)]
+_PRUNE_TIE = _prune_tie_table()
+_SUBSETS = [tuple(x for x in range(16) if x & m == x) for m in range(16)]
+
+
+def _prune_reference(states: dict[int, int], ace_cost: int) -> dict[int, int]:
+    """Drop states another state dominates (the plain pairwise version).
 
     X dominates Y when its run states are at least as good, it has kept
     every ace Y kept for A high (and maybe more), its cost counting every
@@ -275,6 +336,10 @@ def _solve(cards: list[Card], per_card: int, out_only: bool = False) -> Arrangem
         return Arrangement((), tuple(cards), sum(_COUNT_OF[c.index] for c in cards))
     if sum(_POPCOUNT14[b & 16383] for b in live_bits) <= SMALL_HAND:
         return _solve_small(cards, live_bits, wilds, counts, per_card)
+    if COVER_NODES:
+        got = _try_cover(cards, live_bits, wilds, counts, per_card)
+        if got is not None:
+            return got
     weight_wild = per_card + 20
     live = [0] * 15
     cells = []
@@ -343,6 +408,38 @@ def _solve_small(cards: list[Card], live_bits: list[int], wilds: int, counts: li
     count_weight = sum(per_card + c.count for c in counts) if 0 < nc < 3 else 0
     covered, used, chosen = pack_search(
         hand_melds(live_bits, wilds, per_card, 3 - nc if 0 < nc < 3 else 0, count_weight), wilds)
+    return _finish(cards, chosen, wilds - used, counts)
+
+
+def _try_cover(cards: list[Card], live_bits: list[int], wilds: int, counts: list[Card],
+               per_card: int) -> Arrangement | None:
+    """The arrangement melding every card that could ever meld (every live
+    natural card, and the COUNT cards), if a quick search finds one: no
+    arrangement can do better.  Big hands usually have one."""
+    nc = len(counts)
+    count_need = 3 - nc if 0 < nc < 3 else 0
+    if count_need > wilds:
+        return None
+    target = 0
+    for s in range(4):
+        m = live_bits[s]
+        while m:
+            low = m & -m
+            target |= 1 << 4 * (low.bit_length() - 2) + s
+            m ^= low
+    if count_need:
+        target |= _COUNT_BIT
+    melds = hand_melds(live_bits, wilds, per_card, count_need, 0)
+    chosen = pack_cover(melds, target, wilds, COVER_NODES)
+    if chosen is None:
+        return None
+    return _finish(cards, chosen, wilds - sum(m[1] for m in chosen), counts)
+
+
+def _finish(cards: list[Card], chosen: list, spare: int, counts: list[Card]) -> Arrangement:
+    """The arrangement from the short melds chosen: the COUNT group, the
+    cards left over, the spare WILDs placed."""
+    nc = len(counts)
     melds, held = build_melds(chosen, _CARD_AT, counts)
     if nc >= 3:
         melds.append(make_count_group(counts, 0))
@@ -359,7 +456,6 @@ def _solve_small(cards: list[Card], live_bits: list[int], wilds: int, counts: li
                 unmelded.append(c)
         else:
             unmelded.append(c)
-    spare = wilds - used
     if melds:
         melds = _place_spare_wilds(melds, spare)
     elif spare == 3:
@@ -384,7 +480,18 @@ def _first_limit(cluster, wilds: int, per_card: int) -> int | None:
     gives the same answer (see _search_widening); this one is just fast:
     small clusters need none, and big ones (big hands) usually meld every
     card, so they first look for layouts costing nothing."""
-    return None if len(cluster[0]) < 16 else 0
+    if len(cluster[0]) < 16:
+        return None
+    if not UPPER_NODES:
+        return 0
+    cells, _comp = cluster
+    sm = [0, 0, 0, 0]
+    target = 0
+    for r, s in cells:
+        sm[s] |= 1 << r
+        target |= 1 << 4 * (r - 1) + s
+    return pack_upper(hand_melds(sm, wilds, per_card, 0, 0), target,
+                      lambda bit: per_card + (bit.bit_length() + 3) // 4, wilds, UPPER_NODES)
 
 
 def _beam_bound(cluster, wilds: int, per_card: int) -> int | None:
@@ -410,6 +517,14 @@ def _search_widening(clusters, wilds, per_card, count_options, weight_wild):
     while True:
         for i in sorted(todo):
             options[i] = _cluster_options(clusters[i], wilds, per_card, limits[i])
+            while not options[i] and limits[i] is not None and WIDEN_DOUBLING:
+                # nothing that cheap: try twice the limit (a pass costs more
+                # the wider its limit, so this stays near the cheapest one)
+                lim = limits[i]
+                limits[i] = lim = max(2 * lim, lim + per_card + 1, 2)
+                if lim > 64 * (per_card + 1):
+                    limits[i] = None
+                options[i] = _cluster_options(clusters[i], wilds, per_card, limits[i])
             if not options[i]:
                 # nothing that cheap: a beam search finds a real layout whose
                 # cost is a limit that must work (or, failing that, none)

@@ -40,6 +40,7 @@ from .cards import SUITS
 from .melds import Meld, make_count_group, make_group, make_sequence
 
 _MAX_SPAN = 5
+MRV = True
 _COUNT_BIT = 1 << 52
 #: table caches are cleared past this many entries (they refill on demand)
 _CACHE_LIMIT = 20000
@@ -259,3 +260,121 @@ def build_melds(chosen: list, card_at, counts) -> tuple[list[Meld], int]:
     for s, start, flags in joined:
         melds.append(make_sequence(SUITS[s], start, flags))
     return melds, used
+
+
+class _GiveUp(Exception):
+    pass
+
+
+def pack_cover(melds: list, target: int, wilds: int, node_limit: int) -> list | None:
+    """Disjoint melds covering every card of ``target`` with at most
+    ``wilds`` WILDs, or None if there are none or the search gave up after
+    ``node_limit`` steps.  Such a cover is an optimal layout: every card
+    left over could never meld.
+
+    Depth first, always covering next the free card with the fewest melds
+    (counted once, up front: the cards are renumbered in that order, so it
+    is the lowest bit), melds needing fewer WILDs first; failures are
+    remembered per (free cards, WILDs left)."""
+    melds = [m for m in melds if m[1] <= wilds]
+    union = 0
+    per_card: dict[int, int] = {}
+    for meld in melds:
+        m = meld[0]
+        union |= m
+        while m:
+            low = m & -m
+            per_card[low] = per_card.get(low, 0) + 1
+            m ^= low
+    if target & ~union:
+        return None
+    if not target:
+        return []
+    order = sorted(per_card, key=(lambda b: (per_card[b], b)) if MRV else None)
+    new_bit = {b: 1 << i for i, b in enumerate(order)}
+    by_low: dict[int, list] = {}
+    for meld in melds:
+        m, nm = meld[0], 0
+        while m:
+            low = m & -m
+            nm |= new_bit[low]
+            m ^= low
+        by_low.setdefault(nm & -nm, []).append((nm, meld[1], meld[2], meld))
+    for lst in by_low.values():
+        lst.sort(key=lambda t: (t[1], -t[2]))
+    start = 0
+    m = target
+    while m:
+        low = m & -m
+        start |= new_bit[low]
+        m ^= low
+    failed: dict[int, int] = {}
+    budget = [node_limit]
+
+    def cover(mask: int, w: int):
+        if failed.get(mask, -1) >= w:
+            return None
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise _GiveUp
+        for mm, need, _weight, meld in by_low.get(mask & -mask, ()):
+            if need <= w and mm & mask == mm:
+                left = mask ^ mm
+                if not left:
+                    return [meld]
+                got = cover(left, w - need)
+                if got is not None:
+                    got.append(meld)
+                    return got
+        failed[mask] = w
+        return None
+
+    try:
+        return cover(start, wilds)
+    except _GiveUp:
+        return None
+
+
+def pack_upper(melds: list, target: int, weight_of, wilds: int, node_limit: int) -> int:
+    """The least weight a quick search leaves over when melding the cards of
+    ``target`` with at most ``wilds`` WILDs: the cost of a real layout, so
+    an upper bound on the optimum (usually the optimum itself).  Depth
+    first, the lowest card first (melds needing fewer WILDs first, then
+    leaving it over), pruned by the best layout so far and by the least
+    waste seen on reaching the same cards; it stops after ``node_limit``
+    steps with the best layout found."""
+    by_low: dict[int, list] = {}
+    for meld in melds:
+        m = meld[0]
+        by_low.setdefault(m & -m, []).append(meld)
+    for lst in by_low.values():
+        lst.sort(key=lambda t: (t[1], -t[2]))
+    seen: dict[int, int] = {}
+    best = [sum(weight_of(1 << b) for b in range(target.bit_length()) if target >> b & 1)]
+    budget = [node_limit]
+
+    def dfs(mask: int, w: int, waste: int) -> None:
+        if not mask:
+            if waste < best[0]:
+                best[0] = waste
+            return
+        if waste >= best[0]:
+            return
+        key = mask << 2 | w
+        if seen.get(key, best[0] + 1) <= waste:
+            return
+        seen[key] = waste
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise _GiveUp
+        low = mask & -mask
+        for mm, need, _weight, _desc in by_low.get(low, ()):
+            if need <= w and mm & mask == mm:
+                dfs(mask ^ mm, w - need, waste)
+        dfs(mask ^ low, w, waste + weight_of(low))
+
+    try:
+        dfs(target, wilds, 0)
+    except _GiveUp:
+        pass
+    return best[0]
