@@ -79,7 +79,11 @@ COVER_NODES = 1000
 #: Big clusters get their first DP cost limit from a quick search over short
 #: melds taking at most this many steps (0: start from limit 0 instead).
 UPPER_NODES = 0
-WIDEN_DOUBLING = False
+WIDEN_DOUBLING = True
+#: Prune the DP passes of big clusters with ``_suffix_bounds`` (A*).
+ASTAR = True
+WIDEN_FACTOR = 2
+WIDEN_START = 2
 
 
 @dataclass(frozen=True)
@@ -521,7 +525,7 @@ def _search_widening(clusters, wilds, per_card, count_options, weight_wild):
                 # nothing that cheap: try twice the limit (a pass costs more
                 # the wider its limit, so this stays near the cheapest one)
                 lim = limits[i]
-                limits[i] = lim = max(2 * lim, lim + per_card + 1, 2)
+                limits[i] = lim = max(WIDEN_FACTOR * lim, lim + per_card + 1, WIDEN_START)
                 if lim > 64 * (per_card + 1):
                     limits[i] = None
                 options[i] = _cluster_options(clusters[i], wilds, per_card, limits[i])
@@ -549,6 +553,42 @@ def _search_widening(clusters, wilds, per_card, count_options, weight_wild):
                 todo.add(i)
         if not todo:
             return best
+        for i in sorted(todo):
+            extra = _rest_extra(i, options, limits, count_options, wilds,
+                                total_min - mins[i] + extra_least)
+            options[i] = _cluster_options(clusters[i], wilds, per_card, limits[i], extra)
+        todo = set()
+
+
+def _rest_extra(i: int, options: list, limits: list, count_options, wilds: int,
+                least: int) -> list | None:
+    """For a cluster solved again with a wider limit: ``extra[u]``, how much
+    more than ``least`` (the sum of their minimums, which the limit already
+    allows for) the rest of the hand must cost when this cluster uses u
+    WILDs and leaves the rest at most wilds - u.  None unless every other
+    cluster knows all its options (no limit), which this needs."""
+    table = {0: 0}
+    for j, opts in enumerate(options):
+        if j == i:
+            continue
+        if limits[j] is not None:
+            return None
+        new: dict[int, int] = {}
+        for u1, c1 in table.items():
+            for (u2, _m), opt in opts.items():
+                u, c = u1 + u2, c1 + opt[0]
+                if u <= wilds and c < new.get(u, 1 << 60):
+                    new[u] = c
+        table = new
+    least_by = [1 << 60] * (wilds + 1)
+    for u1, c1 in table.items():
+        for k, ccost, _meld in count_options:
+            u, c = u1 + k, c1 + ccost
+            if u <= wilds and c < least_by[u]:
+                least_by[u] = c
+    for k in range(1, wilds + 1):
+        least_by[k] = min(least_by[k], least_by[k - 1])
+    return [max(0, least_by[wilds - u] - least) for u in range(wilds + 1)]
 
 
 def _search(options, wilds, count_options, weight_wild):
@@ -630,9 +670,12 @@ def _clusters(cells: list[tuple[int, int]], live: list[int], wilds: int) -> list
     return out
 
 
-def _cluster_options(cluster, wilds: int, per_card: int, limit=None) -> dict:
+def _cluster_options(cluster, wilds: int, per_card: int, limit=None, extra=None) -> dict:
     """(WILDs used, any meld) -> (cost, how) for one cluster.  One or two
-    cards are answered directly; bigger clusters run the DP."""
+    cards are answered directly; bigger clusters run the DP.  With ``extra``
+    (see ``_rest_extra``) an option using u WILDs is only sure to be found
+    when it costs at most ``limit - extra[u]``, which is all the search
+    needs."""
     cells, comp = cluster
     if len(cells) <= 2:
         cards = [_CARD_AT[r][s] for r, s in cells]
@@ -647,7 +690,10 @@ def _cluster_options(cluster, wilds: int, per_card: int, limit=None) -> dict:
             if need <= wilds:
                 opts[(need, 1)] = (0, "fixed", (tuple(cards), need), ())
         return opts
-    finals, ctx = _dp(comp, wilds, per_card, limit)
+    bounds = None
+    if limit and ASTAR and len(cells) >= 16:
+        bounds = _suffix_bounds(comp, wilds, per_card, limit)
+    finals, ctx = _dp(comp, wilds, per_card, limit, bounds=bounds, extra=extra)
     opts = {}
     for key, cost in finals.items():
         k = ((key >> 8) & 3, (key >> 10) & 1)
@@ -734,16 +780,21 @@ _GE1, _EQ2 = _tables_ge()
 _PLANS: dict[int, tuple] = {}   # at most 14 x 16 x 16 x 2 x 2 plans, built on demand
 
 
-def _plan(p: int, nat: int, with_wilds: bool, per_card: int):
+def _plan(p: int, nat: int, with_wilds: bool, per_card: int, mirror: bool = False):
     """Everything about position p that does not depend on the state:
     the cell fillings and, per mask of natural cards left over, the group
-    options (natural mask grouped, WILDs added, cost now, aces kept)."""
+    options (natural mask grouped, WILDs added, cost now, aces kept).
+
+    ``mirror``: the positions run K..2 (p = 15 - rank) for ``_suffix_bounds``,
+    and aces not in a sequence at position 1 are dropped at no cost."""
     combos = _combos(nat, 15 if with_wilds else 0)
-    rank = 1 if p == 14 else p
+    rank = 1 if p == 14 else (15 - p if mirror and p > 1 else p)
     gopts = {}
     for left in {nat & ~n for _, n, _, _ in combos}:
         if p == 14:
             gopts[left] = _POPCOUNT[left] * (per_card + 1)
+        elif p == 1 and mirror:
+            gopts[left] = ((0, 0, 0, 0),)
         elif p == 1:
             # aces not in a low sequence wait for position 14, where they
             # may end a high sequence, form the group of aces, or stay unmelded
@@ -798,8 +849,18 @@ def _transitions(plan, allow: int, need: int, free: int):
 
 
 def _dp(comp: list[int], wilds: int, per_card: int, limit: int | None = None,
-        beam: int = 0):
+        beam: int = 0, mirror: bool = False, bounds: list | None = None,
+        extra: list | None = None):
     """Run the position DP over one cluster; return (final state -> cost, context).
+
+    ``bounds`` (from ``_suffix_bounds``, with the same limit): a state after
+    position p that has used u WILDs is dropped when its cost plus the least
+    the positions after p can cost with the other WILDs exceeds ``limit``
+    (A*: that bound never overestimates, so no layout within the limit is
+    lost).  ``extra[u]``: the least the rest of the hand costs beyond what
+    the limit allows for when this cluster uses u WILDs or more (it only
+    lowers the caps; u never decreases along a layout).  ``mirror``: the pass run by ``_suffix_bounds`` on the mirrored
+    cluster, which returns those least costs instead.
 
     States costing more than ``limit`` are dropped (see ``_search_widening``);
     with ``beam`` only that many of the cheapest states are kept at each
@@ -816,6 +877,8 @@ def _dp(comp: list[int], wilds: int, per_card: int, limit: int | None = None,
         hi = min(14, hi + 1)
         if nat_at[13] & keepable:
             lo = min(lo, 12)
+    if mirror:
+        hi = min(hi, 13)    # the aces at 14 belong to the forward pass
     positions = range(lo, hi + 1)
     ace_cost = per_card + 1
     if limit is None:
@@ -825,15 +888,24 @@ def _dp(comp: list[int], wilds: int, per_card: int, limit: int | None = None,
     back = []
     idle = True             # every state has all runs ended
     full8 = wilds << 8
+    least = [None] * 15     # mirror: per position, least cost per WILDs used
+    caps = [limit] * 4
+    zero_after = [0] * (wilds + 1)
     for p in positions:
         nat = nat_at[p]
+        if bounds is not None or extra is not None:
+            after = bounds[14 - p] if bounds is not None else zero_after
+            caps = [limit - after[wilds - u] - (extra[u] if extra else 0) if u <= wilds else -1
+                    for u in range(4)]
         if idle and not nat and not (p == 12 and nat_at[13] & keepable):
             back.append(None)   # nothing can happen here: states pass through
+            if mirror:
+                least[p] = _least_by_wilds(states, wilds)
             continue
-        pk = ((p << 4 | nat) << 1 | (wilds > 0)) << 1 | (per_card > 0)
+        pk = (((p << 4 | nat) << 1 | (wilds > 0)) << 1 | (per_card > 0)) << 1 | mirror
         plan = _PLANS.get(pk)
         if plan is None:
-            plan = _PLANS[pk] = _plan(p, nat, wilds > 0, per_card)
+            plan = _PLANS[pk] = _plan(p, nat, wilds > 0, per_card, mirror)
         ahead = (0, nat_at[p + 1], nat_at[p + 1] | nat_at[p + 2],
                  nat_at[p + 1] | nat_at[p + 2] | nat_at[p + 3])
         start12 = nat_at[13] & keepable if p == 12 else 0
@@ -885,6 +957,8 @@ def _dp(comp: list[int], wilds: int, per_card: int, limit: int | None = None,
                 if c > limit:
                     continue
                 nk = nxt[fill] | (u8 + wk8) | hi_bits | orb | r10[fill]
+                if c > caps[(nk >> 8) & 3]:
+                    continue
                 if nk & 768 == full8:
                     nk |= 1024      # every WILD used: no spares, the meld flag is moot
                 old = new.get(nk)
@@ -902,8 +976,46 @@ def _dp(comp: list[int], wilds: int, per_card: int, limit: int | None = None,
         states = _prune(new, ace_cost) if len(new) > 48 else new
         back.append(ptr)
         idle = not any(k & 255 for k in states)
+        if mirror:
+            least[p] = _least_by_wilds(states, wilds)
+    if mirror:
+        # least[q]: the least cost of mirrored positions 1..q (original
+        # positions 15-q..14), by WILDs allowed; before any position, 0
+        out = [[0] * (wilds + 1)]
+        for q in range(1, 15):
+            out.append(least[q] if least[q] is not None else out[-1])
+        return out
     finals = {k: c for k, c in states.items() if not _MUST[k & 255] and not k >> 11}
     return finals, (positions, back, comp, keepable)
+
+
+def _least_by_wilds(states: dict[int, int], wilds: int) -> list:
+    """The least cost of any state using at most k WILDs, for k = 0..wilds
+    (a huge number where there is none)."""
+    best = [1 << 60] * (wilds + 1)
+    for key, cost in states.items():
+        u = (key >> 8) & 3
+        if cost < best[u]:
+            best[u] = cost
+    for k in range(1, wilds + 1):
+        if best[k - 1] < best[k]:
+            best[k] = best[k - 1]
+    return best
+
+
+def _suffix_bounds(comp: list[int], wilds: int, per_card: int, limit: int) -> list:
+    """For the A* pruning of ``_dp``: ``bounds[14 - p][k]`` never exceeds
+    what the cards after position p cost in any layout of the cluster
+    costing at most ``limit`` in which they use at most k WILDs.
+
+    It is the DP run the other way (K down to 2: sequences and groups read
+    the same backwards, so the mirrored cluster is solved by the same
+    code), relaxed so that it stays small and can only underestimate:
+    it starts from nothing (runs may come in from the left for free), the
+    aces at A high may join a sequence at no cost and are never counted,
+    and a state's cost only counts cards after p."""
+    mirrored = [0] + [comp[15 - q] for q in range(1, 15)]
+    return _dp(mirrored, wilds, per_card, limit, mirror=True)
 
 
 def _rebuild(opt, melds: list[Meld], unmelded: list[Card]) -> None:

@@ -376,5 +376,5 @@ def pack_upper(melds: list, target: int, weight_of, wilds: int, node_limit: int)
     try:
         dfs(target, wilds, 0)
     except _GiveUp:
-        pass
-    return best[0]
+        return best[0], False
+    return best[0], True
