@@ -40,7 +40,6 @@ from .cards import SUITS
 from .melds import Meld, make_count_group, make_group, make_sequence
 
 _MAX_SPAN = 5
-MRV = True
 _COUNT_BIT = 1 << 52
 #: table caches are cleared past this many entries (they refill on demand)
 _CACHE_LIMIT = 20000
@@ -268,14 +267,17 @@ class _GiveUp(Exception):
 
 def pack_cover(melds: list, target: int, wilds: int, node_limit: int) -> list | None:
     """Disjoint melds covering every card of ``target`` with at most
-    ``wilds`` WILDs, or None if there are none or the search gave up after
-    ``node_limit`` steps.  Such a cover is an optimal layout: every card
-    left over could never meld.
+    ``wilds`` WILDs, or None if there are none or the search gave up.
+    Such a cover is an optimal layout: every card left over could never
+    meld.
 
-    Depth first, always covering next the free card with the fewest melds
-    (counted once, up front: the cards are renumbered in that order, so it
-    is the lowest bit), melds needing fewer WILDs first; failures are
-    remembered per (free cards, WILDs left)."""
+    Depth first over the cards in a fixed order (the next card to cover is
+    the first free one; melds needing fewer WILDs first), failures
+    remembered per (free cards, WILDs left).  Such searches sometimes take
+    very long in one order and no time in another, so two orders are tried,
+    each for at most ``node_limit`` steps: the cards with the fewest melds
+    first, then rank order.  A search that ends without giving up is a
+    proof that there is no cover."""
     melds = [m for m in melds if m[1] <= wilds]
     union = 0
     per_card: dict[int, int] = {}
@@ -290,7 +292,18 @@ def pack_cover(melds: list, target: int, wilds: int, node_limit: int) -> list | 
         return None
     if not target:
         return []
-    order = sorted(per_card, key=(lambda b: (per_card[b], b)) if MRV else None)
+    for order in (sorted(per_card, key=lambda b: (per_card[b], b)), sorted(per_card)):
+        try:
+            return _cover_in_order(melds, target, wilds, order, node_limit)
+        except _GiveUp:
+            continue
+    return None
+
+
+def _cover_in_order(melds: list, target: int, wilds: int, order: list, node_limit: int):
+    """``pack_cover``'s search with the cards renumbered in ``order`` (so
+    the next card to cover is the lowest bit); raises _GiveUp after
+    ``node_limit`` steps."""
     new_bit = {b: 1 << i for i, b in enumerate(order)}
     by_low: dict[int, list] = {}
     for meld in melds:
@@ -329,10 +342,7 @@ def pack_cover(melds: list, target: int, wilds: int, node_limit: int) -> list | 
         failed[mask] = w
         return None
 
-    try:
-        return cover(start, wilds)
-    except _GiveUp:
-        return None
+    return cover(start, wilds)
 
 
 def pack_upper(melds: list, target: int, weight_of, wilds: int, node_limit: int) -> int:
