@@ -75,7 +75,7 @@ GOING_OUT_RULES = ("standard", "major", "minor")
 SMALL_HAND = 20
 #: Bigger hands first look for a layout melding every card that could ever
 #: meld, giving up after this many search steps (0: never look).
-COVER_NODES = 1000
+COVER_NODES = 300
 #: Big clusters get their first DP cost limit from a quick search over short
 #: melds taking at most this many steps (0: start from limit 0 instead).
 UPPER_NODES = 0

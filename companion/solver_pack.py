@@ -40,6 +40,8 @@ from .cards import SUITS
 from .melds import Meld, make_count_group, make_group, make_sequence
 
 _MAX_SPAN = 5
+#: pack_cover chooses the next card to cover among this many free cards
+COVER_WINDOW = 4
 _COUNT_BIT = 1 << 52
 #: table caches are cleared past this many entries (they refill on demand)
 _CACHE_LIMIT = 20000
@@ -301,19 +303,25 @@ def pack_cover(melds: list, target: int, wilds: int, node_limit: int) -> list | 
 
 
 def _cover_in_order(melds: list, target: int, wilds: int, order: list, node_limit: int):
-    """``pack_cover``'s search with the cards renumbered in ``order`` (so
-    the next card to cover is the lowest bit); raises _GiveUp after
-    ``node_limit`` steps."""
+    """``pack_cover``'s search with the cards renumbered in ``order``; of the
+    first ``COVER_WINDOW`` free cards in that order it covers next the one
+    with the fewest melds that still fit (none: this branch fails at once).
+    Raises _GiveUp after ``node_limit`` steps."""
     new_bit = {b: 1 << i for i, b in enumerate(order)}
-    by_low: dict[int, list] = {}
+    containing: dict[int, list] = {}
     for meld in melds:
         m, nm = meld[0], 0
         while m:
             low = m & -m
             nm |= new_bit[low]
             m ^= low
-        by_low.setdefault(nm & -nm, []).append((nm, meld[1], meld[2], meld))
-    for lst in by_low.values():
+        entry = (nm, meld[1], meld[2], meld)
+        m = nm
+        while m:
+            low = m & -m
+            containing.setdefault(low, []).append(entry)
+            m ^= low
+    for lst in containing.values():
         lst.sort(key=lambda t: (t[1], -t[2]))
     start = 0
     m = target
@@ -323,6 +331,7 @@ def _cover_in_order(melds: list, target: int, wilds: int, order: list, node_limi
         m ^= low
     failed: dict[int, int] = {}
     budget = [node_limit]
+    window = COVER_WINDOW
 
     def cover(mask: int, w: int):
         if failed.get(mask, -1) >= w:
@@ -330,15 +339,26 @@ def _cover_in_order(melds: list, target: int, wilds: int, order: list, node_limi
         budget[0] -= 1
         if budget[0] < 0:
             raise _GiveUp
-        for mm, need, _weight, meld in by_low.get(mask & -mask, ()):
-            if need <= w and mm & mask == mm:
-                left = mask ^ mm
-                if not left:
-                    return [meld]
-                got = cover(left, w - need)
-                if got is not None:
-                    got.append(meld)
-                    return got
+        moves = None
+        m = mask
+        for _ in range(window):
+            low = m & -m
+            fit = [t for t in containing.get(low, ()) if t[1] <= w and t[0] & mask == t[0]]
+            if moves is None or len(fit) < len(moves):
+                moves = fit
+                if len(fit) <= 1:
+                    break
+            m ^= low
+            if not m:
+                break
+        for mm, need, _weight, meld in moves:
+            left = mask ^ mm
+            if not left:
+                return [meld]
+            got = cover(left, w - need)
+            if got is not None:
+                got.append(meld)
+                return got
         failed[mask] = w
         return None
 
