@@ -7,11 +7,21 @@ pile and the three-card draw make hands that large real, so this module uses a
 dynamic programme over sequence positions A(low)=1, 2 .. K=13, A(high)=14.
 
 First the cheap steps: cards that can never meld in this hand (no partner of
-their rank, no suit neighbours, too few WILDs) are set aside, and the rest
-split into clusters that can never share a meld.  Clusters of one or two
-cards are answered directly; each bigger one runs the DP for every number of
-WILDs it may use, and a tiny knapsack shares the WILDs out (COUNT cards form
-their own COUNT group with WILDs).
+their rank, no suit neighbours, too few WILDs) are set aside.  Then, by size:
+
+* up to ``SMALL_HAND`` natural cards that could meld: an exact memoised
+  search over melds of 3 to 5 cards (``companion.solver_pack``), much
+  faster than the DP for the hands people hold;
+* bigger hands first look for a layout melding every card that could ever
+  meld (``pack_cover``, a few hundred steps at most): when there is one, no
+  layout can do better.  Big hands usually have one.
+* otherwise the live cards split into clusters that can never share a
+  meld.  Clusters of one or two cards are answered directly; each bigger one
+  runs the DP for every number of WILDs it may use, and a tiny knapsack
+  shares the WILDs out (COUNT cards form their own COUNT group with WILDs).
+  Big clusters run the DP with a cost limit that widens only as needed
+  (``_search_widening``), each pass pruned by an A* bound from a relaxed DP
+  run the other way (``_suffix_bounds``).
 
 DP state after a position (everything to its left decided):
 
@@ -28,8 +38,7 @@ At each position every suit's cell is filled by its natural card, by a WILD,
 or left empty; the natural cards of that rank not used in sequences either
 form one group (topped up with WILDs to three cards) or stay unmelded.  That
 is at most 4^4 run states x 4 WILD budgets x 2 x 16 ace masks, and states
-another state dominates are dropped, so the work is polynomial.  Big hands
-are first searched for layouts costing little (``_search_widening``).
+another state dominates are dropped, so the work is polynomial.
 
 Why this is exact:
 
@@ -43,7 +52,8 @@ Why this is exact:
   takes any number, a sequence shorter than 14 grows, and a 14-card sequence
   (it always holds a WILD at one end) gives up its end cards to a group.
 
-``tests/test_solver.py`` checks all this against a brute-force search.
+``tests/test_solver.py`` checks all this against a brute-force search, and
+``tests/test_solver_fast.py`` the fast paths against the plain DP.
 NO MELD 0/2 and CAN'T DECLARE 0 never meld.  The result is deterministic: the
 hand is sorted first and ties between equally good layouts are broken by a
 fixed search order.
@@ -60,7 +70,7 @@ from .cards import (ALL_KINDS, RANKS, SUITS, WILD, WILD_COPIES, Card, _BY_CODE,
 from .errors import RummyError
 from .melds import (SEQUENCE, Meld, check_meld, make_count_group, make_group,
                     make_sequence)
-from .solver_pack import (_COUNT_BIT, build_melds, hand_melds, pack_cover, pack_upper,
+from .solver_pack import (_COUNT_BIT, build_melds, hand_melds, pack_cover,
                           pack_search)
 
 #: Going-out search weight: each unmelded card costs this much more than its
@@ -76,14 +86,8 @@ SMALL_HAND = 20
 #: Bigger hands first look for a layout melding every card that could ever
 #: meld, giving up after this many search steps (0: never look).
 COVER_NODES = 300
-#: Big clusters get their first DP cost limit from a quick search over short
-#: melds taking at most this many steps (0: start from limit 0 instead).
-UPPER_NODES = 0
-WIDEN_DOUBLING = True
 #: Prune the DP passes of big clusters with ``_suffix_bounds`` (A*).
 ASTAR = True
-WIDEN_FACTOR = 2
-WIDEN_START = 2
 
 
 @dataclass(frozen=True)
@@ -484,36 +488,21 @@ def _first_limit(cluster, wilds: int, per_card: int) -> int | None:
     gives the same answer (see _search_widening); this one is just fast:
     small clusters need none, and big ones (big hands) usually meld every
     card, so they first look for layouts costing nothing."""
-    if len(cluster[0]) < 16:
-        return None
-    if not UPPER_NODES:
-        return 0
-    cells, _comp = cluster
-    sm = [0, 0, 0, 0]
-    target = 0
-    for r, s in cells:
-        sm[s] |= 1 << r
-        target |= 1 << 4 * (r - 1) + s
-    return pack_upper(hand_melds(sm, wilds, per_card, 0, 0), target,
-                      lambda bit: per_card + (bit.bit_length() + 3) // 4, wilds, UPPER_NODES)
-
-
-def _beam_bound(cluster, wilds: int, per_card: int) -> int | None:
-    """The cost of a real layout of the cluster, nearly always an optimal
-    one, from a beam search keeping the 64 cheapest states per position."""
-    finals, _ = _dp(cluster[1], wilds, per_card, None, beam=64)
-    return min(finals.values()) if finals else None
+    return None if len(cluster[0]) < 16 else 0
 
 
 def _search_widening(clusters, wilds, per_card, count_options, weight_wild):
     """Solve every cluster exactly, with cost limits that widen only as needed.
 
     A cluster solved with a limit keeps only states no dearer than it, so it
-    knows exactly every option costing no more than the limit.  Once the
-    best total F is known, cluster i's part of an optimal layout costs at
-    most F minus every other cluster's minimum and the least the COUNT cards
-    can cost; any cluster whose limit was below that bound is solved again
-    with the bound, after which the answer is exact."""
+    knows exactly every option costing no more than the limit.  A cluster
+    with no option that cheap is solved again with twice the limit (2 at
+    first; a pass costs more the wider its limit, so the last one stays
+    within twice the cheapest that works), and with no limit past 64 cards'
+    worth.  Once the best total F is known, cluster i's part of an optimal
+    layout costs at most F minus every other cluster's minimum and the least
+    the COUNT cards can cost; any cluster whose limit was below that bound
+    is solved again with the bound, after which the answer is exact."""
     limits = [_first_limit(c, wilds, per_card) for c in clusters]
     options: list = [None] * len(clusters)
     todo = set(range(len(clusters)))
@@ -521,22 +510,11 @@ def _search_widening(clusters, wilds, per_card, count_options, weight_wild):
     while True:
         for i in sorted(todo):
             options[i] = _cluster_options(clusters[i], wilds, per_card, limits[i])
-            while not options[i] and limits[i] is not None and WIDEN_DOUBLING:
-                # nothing that cheap: try twice the limit (a pass costs more
-                # the wider its limit, so this stays near the cheapest one)
+            while not options[i] and limits[i] is not None:
                 lim = limits[i]
-                limits[i] = lim = max(WIDEN_FACTOR * lim, lim + per_card + 1, WIDEN_START)
-                if lim > 64 * (per_card + 1):
-                    limits[i] = None
+                lim = max(2 * lim, lim + per_card + 1, 2)
+                limits[i] = lim if lim <= 64 * (per_card + 1) else None
                 options[i] = _cluster_options(clusters[i], wilds, per_card, limits[i])
-            if not options[i]:
-                # nothing that cheap: a beam search finds a real layout whose
-                # cost is a limit that must work (or, failing that, none)
-                limits[i] = _beam_bound(clusters[i], wilds, per_card)
-                options[i] = _cluster_options(clusters[i], wilds, per_card, limits[i])
-            if not options[i]:
-                limits[i] = None
-                options[i] = _cluster_options(clusters[i], wilds, per_card, None)
         best = _search(options, wilds, count_options, weight_wild)
         if best is None:        # the cheap layouts need more WILDs than there are
             todo = {i for i, lim in enumerate(limits) if lim is not None}
@@ -849,22 +827,18 @@ def _transitions(plan, allow: int, need: int, free: int):
 
 
 def _dp(comp: list[int], wilds: int, per_card: int, limit: int | None = None,
-        beam: int = 0, mirror: bool = False, bounds: list | None = None,
-        extra: list | None = None):
+        mirror: bool = False, bounds: list | None = None, extra: list | None = None):
     """Run the position DP over one cluster; return (final state -> cost, context).
 
+    States costing more than ``limit`` are dropped (see ``_search_widening``).
     ``bounds`` (from ``_suffix_bounds``, with the same limit): a state after
-    position p that has used u WILDs is dropped when its cost plus the least
-    the positions after p can cost with the other WILDs exceeds ``limit``
-    (A*: that bound never overestimates, so no layout within the limit is
-    lost).  ``extra[u]``: the least the rest of the hand costs beyond what
-    the limit allows for when this cluster uses u WILDs or more (it only
-    lowers the caps; u never decreases along a layout).  ``mirror``: the pass run by ``_suffix_bounds`` on the mirrored
-    cluster, which returns those least costs instead.
-
-    States costing more than ``limit`` are dropped (see ``_search_widening``);
-    with ``beam`` only that many of the cheapest states are kept at each
-    position, which gives a quick upper bound, not the exact answer.
+    position p that has used u WILDs is also dropped when its cost plus the
+    least the positions after p can cost with the other WILDs exceeds the
+    limit (A*: that bound never overestimates, so no layout within the limit
+    is lost).  ``extra[u]`` (see ``_rest_extra``) lowers the limit of states
+    that have used u WILDs (u never decreases along a layout).  ``mirror``:
+    the pass ``_suffix_bounds`` runs on the mirrored cluster, which returns
+    those least costs instead.
     WILDs enter sequences only where a canonical optimal layout needs them:
     filling a gap before a natural card of the run still within reach, or
     the one cell that makes a two-card run three long (above it, or below
@@ -965,14 +939,6 @@ def _dp(comp: list[int], wilds: int, per_card: int, limit: int | None = None,
                 if old is None or c < old:
                     new[nk] = c
                     ptr[nk] = (key, info)
-        if beam and len(new) > beam:
-            # keep the cheapest states, and always a closed one (runs all
-            # ended, every ace settled) so that a layout is sure to come out
-            kept = sorted(new, key=lambda k: (new[k], k))[:beam]
-            closed = [k for k in new if not k & 255]
-            if closed:
-                kept.append(min(closed, key=lambda k: (new[k], k)))
-            new = {k: new[k] for k in kept}
         states = _prune(new, ace_cost) if len(new) > 48 else new
         back.append(ptr)
         idle = not any(k & 255 for k in states)
