@@ -344,10 +344,15 @@ def _solve(cards: list[Card], per_card: int, out_only: bool = False) -> Arrangem
         return Arrangement((), tuple(cards), sum(_COUNT_OF[c.index] for c in cards))
     if sum(_POPCOUNT14[b & 16383] for b in live_bits) <= SMALL_HAND:
         return _solve_small(cards, live_bits, wilds, counts, per_card)
+    start = 0
     if COVER_NODES:
         got = _try_cover(cards, live_bits, wilds, counts, per_card)
-        if got is not None:
+        if got:
             return got
+        if got is False:
+            # no layout melds every card: big clusters skip the DP pass
+            # looking for layouts that cost nothing (it would likely fail)
+            start = _widen(0, per_card)
     weight_wild = per_card + 20
     live = [0] * 15
     cells = []
@@ -385,7 +390,7 @@ def _solve(cards: list[Card], per_card: int, out_only: bool = False) -> Arrangem
         if best is None or best[0] > limit:
             return None
     else:
-        best = _search_widening(clusters, wilds, per_card, count_options, weight_wild)
+        best = _search_widening(clusters, wilds, per_card, count_options, weight_wild, start)
     _, chosen, k, cmeld, www, rem = best
 
     melds: list[Meld] = []
@@ -420,14 +425,15 @@ def _solve_small(cards: list[Card], live_bits: list[int], wilds: int, counts: li
 
 
 def _try_cover(cards: list[Card], live_bits: list[int], wilds: int, counts: list[Card],
-               per_card: int) -> Arrangement | None:
+               per_card: int) -> Arrangement | bool | None:
     """The arrangement melding every card that could ever meld (every live
     natural card, and the COUNT cards), if a quick search finds one: no
-    arrangement can do better.  Big hands usually have one."""
+    arrangement can do better.  Big hands usually have one.  False: there
+    is none; None: the search gave up."""
     nc = len(counts)
     count_need = 3 - nc if 0 < nc < 3 else 0
     if count_need > wilds:
-        return None
+        return False
     target = 0
     for s in range(4):
         m = live_bits[s]
@@ -439,8 +445,8 @@ def _try_cover(cards: list[Card], live_bits: list[int], wilds: int, counts: list
         target |= _COUNT_BIT
     melds = hand_melds(live_bits, wilds, per_card, count_need, 0)
     chosen = pack_cover(melds, target, wilds, COVER_NODES)
-    if chosen is None:
-        return None
+    if not isinstance(chosen, list):
+        return chosen
     return _finish(cards, chosen, wilds - sum(m[1] for m in chosen), counts)
 
 
@@ -483,15 +489,20 @@ _MELD_ORDER = _meld_order
 _POPCOUNT14 = [bin(i).count("1") for i in range(1 << 14)]
 
 
-def _first_limit(cluster, wilds: int, per_card: int) -> int | None:
+def _first_limit(cluster, wilds: int, per_card: int, start: int = 0) -> int | None:
     """The first cost limit for a cluster's DP (None: no limit).  Any choice
     gives the same answer (see _search_widening); this one is just fast:
     small clusters need none, and big ones (big hands) usually meld every
-    card, so they first look for layouts costing nothing."""
-    return None if len(cluster[0]) < 16 else 0
+    card, so they first look for layouts costing ``start`` (0) or less."""
+    return None if len(cluster[0]) < 16 else start
 
 
-def _search_widening(clusters, wilds, per_card, count_options, weight_wild):
+def _widen(lim: int, per_card: int) -> int:
+    """The limit after ``lim`` when a DP pass found nothing that cheap."""
+    return max(2 * lim, lim + per_card + 1, 2)
+
+
+def _search_widening(clusters, wilds, per_card, count_options, weight_wild, start=0):
     """Solve every cluster exactly, with cost limits that widen only as needed.
 
     A cluster solved with a limit keeps only states no dearer than it, so it
@@ -503,7 +514,7 @@ def _search_widening(clusters, wilds, per_card, count_options, weight_wild):
     layout costs at most F minus every other cluster's minimum and the least
     the COUNT cards can cost; any cluster whose limit was below that bound
     is solved again with the bound, after which the answer is exact."""
-    limits = [_first_limit(c, wilds, per_card) for c in clusters]
+    limits = [_first_limit(c, wilds, per_card, start) for c in clusters]
     options: list = [None] * len(clusters)
     todo = set(range(len(clusters)))
     extra_least = min(cc for k, cc, _ in count_options if k <= wilds)
@@ -511,8 +522,7 @@ def _search_widening(clusters, wilds, per_card, count_options, weight_wild):
         for i in sorted(todo):
             options[i] = _cluster_options(clusters[i], wilds, per_card, limits[i])
             while not options[i] and limits[i] is not None:
-                lim = limits[i]
-                lim = max(2 * lim, lim + per_card + 1, 2)
+                lim = _widen(limits[i], per_card)
                 limits[i] = lim if lim <= 64 * (per_card + 1) else None
                 options[i] = _cluster_options(clusters[i], wilds, per_card, limits[i])
         best = _search(options, wilds, count_options, weight_wild)

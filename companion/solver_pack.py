@@ -267,9 +267,9 @@ class _GiveUp(Exception):
     pass
 
 
-def pack_cover(melds: list, target: int, wilds: int, node_limit: int) -> list | None:
+def pack_cover(melds: list, target: int, wilds: int, node_limit: int) -> list | bool | None:
     """Disjoint melds covering every card of ``target`` with at most
-    ``wilds`` WILDs, or None if there are none or the search gave up.
+    ``wilds`` WILDs; False if there are none, None if the search gave up.
     Such a cover is an optimal layout: every card left over could never
     meld.
 
@@ -291,14 +291,15 @@ def pack_cover(melds: list, target: int, wilds: int, node_limit: int) -> list | 
             per_card[low] = per_card.get(low, 0) + 1
             m ^= low
     if target & ~union:
-        return None
+        return False
     if not target:
         return []
     for order in (sorted(per_card, key=lambda b: (per_card[b], b)), sorted(per_card)):
         try:
-            return _cover_in_order(melds, target, wilds, order, node_limit)
+            got = _cover_in_order(melds, target, wilds, order, node_limit)
         except _GiveUp:
             continue
+        return False if got is None else got
     return None
 
 

@@ -132,13 +132,14 @@ def test_cover_orders_and_window_agree(monkeypatch):
             with monkeypatch.context() as m:
                 m.setattr(pack, "COVER_WINDOW", window)
                 got = pack.pack_cover(melds, target, wilds, 10 ** 7)
-            if got is not None:
+            if got:
                 covered = 0
                 for mask, need, _w, _d in got:
                     assert not covered & mask
                     covered |= mask
                 assert covered == target and sum(m[1] for m in got) <= wilds
-            found.append(got is not None)
+            assert got is not None
+            found.append(got is not False)
         assert found[0] == found[1]
 
 
