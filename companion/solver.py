@@ -88,6 +88,10 @@ SMALL_HAND = 20
 COVER_NODES = 300
 #: Prune the DP passes of big clusters with ``_suffix_bounds`` (A*).
 ASTAR = True
+#: A big cluster whose DP pass found nothing within its cost limit tries again
+#: with the limit this many times wider (a pass costs more the wider its
+#: limit: the last one stays within this factor of the cheapest that works).
+WIDEN_GROWTH = 1.5
 
 
 @dataclass(frozen=True)
@@ -499,7 +503,7 @@ def _first_limit(cluster, wilds: int, per_card: int, start: int = 0) -> int | No
 
 def _widen(lim: int, per_card: int) -> int:
     """The limit after ``lim`` when a DP pass found nothing that cheap."""
-    return max(2 * lim, lim + per_card + 1, 2)
+    return max(int(WIDEN_GROWTH * lim), lim + per_card + 1, 2)
 
 
 def _search_widening(clusters, wilds, per_card, count_options, weight_wild, start=0):
@@ -507,13 +511,12 @@ def _search_widening(clusters, wilds, per_card, count_options, weight_wild, star
 
     A cluster solved with a limit keeps only states no dearer than it, so it
     knows exactly every option costing no more than the limit.  A cluster
-    with no option that cheap is solved again with twice the limit (2 at
-    first; a pass costs more the wider its limit, so the last one stays
-    within twice the cheapest that works), and with no limit past 64 cards'
-    worth.  Once the best total F is known, cluster i's part of an optimal
-    layout costs at most F minus every other cluster's minimum and the least
-    the COUNT cards can cost; any cluster whose limit was below that bound
-    is solved again with the bound, after which the answer is exact."""
+    with no option that cheap is solved again with a wider limit (see
+    ``WIDEN_GROWTH``), and with no limit past 64 cards' worth.  Once the
+    best total F is known, cluster i's part of an optimal layout costs at
+    most F minus every other cluster's minimum and the least the COUNT
+    cards can cost; any cluster whose limit was below that bound is solved
+    again with the bound, after which the answer is exact."""
     limits = [_first_limit(c, wilds, per_card, start) for c in clusters]
     options: list = [None] * len(clusters)
     todo = set(range(len(clusters)))
