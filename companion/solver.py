@@ -85,7 +85,7 @@ GOING_OUT_RULES = ("standard", "major", "minor")
 SMALL_HAND = 20
 #: Bigger hands first look for a layout melding every card that could ever
 #: meld, giving up after this many search steps (0: never look).
-COVER_NODES = 300
+COVER_NODES = 150
 #: Prune the DP passes of big clusters with ``_suffix_bounds`` (A*).
 ASTAR = True
 #: A big cluster whose DP pass found nothing within its cost limit tries again
