@@ -882,8 +882,10 @@ def _dp(comp: list[int], wilds: int, per_card: int, limit: int | None = None,
         nat = nat_at[p]
         if bounds is not None or extra is not None:
             after = bounds[14 - p] if bounds is not None else zero_after
-            caps = [limit - after[wilds - u] - (extra[u] if extra else 0) if u <= wilds else -1
-                    for u in range(4)]
+            # a layout whose WILDs come to t in all uses t - u after p
+            ex = extra or zero_after
+            caps = [limit - min(after[t - u] + ex[t] for t in range(u, wilds + 1))
+                    if u <= wilds else -1 for u in range(4)]
         if idle and not nat and not (p == 12 and nat_at[13] & keepable):
             back.append(None)   # nothing can happen here: states pass through
             if mirror:
