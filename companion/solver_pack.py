@@ -276,10 +276,10 @@ def pack_cover(melds: list, target: int, wilds: int, node_limit: int) -> list | 
     Depth first over the cards in a fixed order (the next card to cover is
     the first free one; melds needing fewer WILDs first), failures
     remembered per (free cards, WILDs left).  Such searches sometimes take
-    very long in one order and no time in another, so two orders are tried,
-    each for at most ``node_limit`` steps: the cards with the fewest melds
-    first, then rank order.  A search that ends without giving up is a
-    proof that there is no cover."""
+    very long in one order and no time in another, so three orders are
+    tried, each for at most ``node_limit`` steps: the cards with the fewest
+    melds first, then rank order, then kings first.  A search that ends
+    without giving up is a proof that there is no cover."""
     melds = [m for m in melds if m[1] <= wilds]
     union = 0
     per_card: dict[int, int] = {}
@@ -294,7 +294,8 @@ def pack_cover(melds: list, target: int, wilds: int, node_limit: int) -> list | 
         return False
     if not target:
         return []
-    for order in (sorted(per_card, key=lambda b: (per_card[b], b)), sorted(per_card)):
+    for order in (sorted(per_card, key=lambda b: (per_card[b], b)), sorted(per_card),
+                  sorted(per_card, reverse=True)):
         try:
             got = _cover_in_order(melds, target, wilds, order, node_limit)
         except _GiveUp:
