@@ -83,6 +83,8 @@ GOING_OUT_RULES = ("standard", "major", "minor")
 #: the search over short melds (``companion.solver_pack``); bigger ones by
 #: the position DP below.
 SMALL_HAND = 20
+#: ... unless they have 16 or more and over this many melds of 3 to 5 cards.
+SMALL_MELDS = 64
 #: Bigger hands first look for a layout melding every card that could ever
 #: meld, giving up after this many search steps (0: never look).
 COVER_NODES = 150
@@ -346,8 +348,11 @@ def _solve(cards: list[Card], per_card: int, out_only: bool = False) -> Arrangem
     if not any(live_bits) and not wilds and len(counts) < 3:
         # nothing can meld: the common case for small hands, answered at once
         return Arrangement((), tuple(cards), sum(_COUNT_OF[c.index] for c in cards))
-    if sum(_POPCOUNT14[b & 16383] for b in live_bits) <= SMALL_HAND:
-        return _solve_small(cards, live_bits, wilds, counts, per_card)
+    n_live = sum(_POPCOUNT14[b & 16383] for b in live_bits)
+    if n_live <= SMALL_HAND:
+        got = _solve_small(cards, live_bits, wilds, counts, per_card, n_live < 16)
+        if got is not None:
+            return got
     start = 0
     if COVER_NODES:
         got = _try_cover(cards, live_bits, wilds, counts, per_card)
@@ -419,12 +424,17 @@ def _solve(cards: list[Card], per_card: int, out_only: bool = False) -> Arrangem
 
 
 def _solve_small(cards: list[Card], live_bits: list[int], wilds: int, counts: list[Card],
-                 per_card: int) -> Arrangement:
-    """The exact answer by the search over short melds (``solver_pack``)."""
+                 per_card: int, always: bool) -> Arrangement | None:
+    """The exact answer by the search over short melds (``solver_pack``);
+    None (unless ``always``) when the hand has so many melds that the
+    search would be slow (dense hands: the cover search and the DP do
+    better there)."""
     nc = len(counts)
     count_weight = sum(per_card + c.count for c in counts) if 0 < nc < 3 else 0
-    covered, used, chosen = pack_search(
-        hand_melds(live_bits, wilds, per_card, 3 - nc if 0 < nc < 3 else 0, count_weight), wilds)
+    melds = hand_melds(live_bits, wilds, per_card, 3 - nc if 0 < nc < 3 else 0, count_weight)
+    if not always and len(melds) > SMALL_MELDS:
+        return None
+    covered, used, chosen = pack_search(melds, wilds)
     return _finish(cards, chosen, wilds - used, counts)
 
 
