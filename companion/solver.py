@@ -86,7 +86,7 @@ SMALL_HAND = 20
 #: ... unless they have 16 or more and over this many melds of 3 to 5 cards.
 SMALL_MELDS = 64
 #: Bigger hands first look for a layout melding every card that could ever
-#: meld, giving up after this many search steps (0: never look).
+#: meld, giving up after this many search steps per card order (0: never).
 COVER_NODES = 150
 #: Prune the DP passes of big clusters with ``_suffix_bounds`` (A*).
 ASTAR = True
@@ -358,10 +358,10 @@ def _solve(cards: list[Card], per_card: int, out_only: bool = False) -> Arrangem
         got = _try_cover(cards, live_bits, wilds, counts, per_card)
         if got:
             return got
-        if got is False:
-            # no layout melds every card: big clusters skip the DP pass
-            # looking for layouts that cost nothing (it would likely fail)
-            start = _widen(0, per_card)
+        # no layout melding every card was found: big clusters skip the DP
+        # pass looking for layouts that cost nothing (it would likely fail;
+        # the next limit finds those layouts too if there are some)
+        start = _widen(0, per_card)
     weight_wild = per_card + 20
     live = [0] * 15
     cells = []
