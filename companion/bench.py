@@ -10,7 +10,10 @@ Prints per-hand times (after start-up) for:
 
 Times are CPU time per hand after start-up (the garbage collector paused,
 as ``timeit`` does): the solver first warms its small tables on other hands
-drawn the same way.  Ours and RLCard's are timed hand by hand in turn, so a
+drawn the same way.  Every figure and target uses one timing per hand; as a
+hint of how much of a worst case is the machine (a busy one can double one
+timing), the 20 slowest hands are also timed twice more and the worst of
+their least times is printed beside it.  Ours and RLCard's are timed hand by hand in turn, so a
 busy machine slows both alike.  The hands come from fixed seeds.  The
 summary ends with issue #2's three targets, each "met" or "MISSED":
 
@@ -73,6 +76,20 @@ def _time_each(fn, items) -> list[float]:
     return out
 
 
+def _retime_slowest(fn, items, times: list[float], k: int = 20, repeats: int = 2) -> list[float]:
+    """``times`` with the ``k`` slowest hands timed ``repeats`` more times
+    each, keeping each one's least time (as ``timeit`` reports the best of
+    its runs; the solver's tables for those hands are warm by then).  Every
+    other hand keeps its single timing.  For information only."""
+    out = list(times)
+    slowest = sorted(range(len(items)), key=out.__getitem__, reverse=True)[:k]
+    for _ in range(repeats):
+        again = _time_each(fn, [items[i] for i in slowest])
+        for i, t in zip(slowest, again):
+            out[i] = min(out[i], t)
+    return out
+
+
 def _ms(x: float) -> str:
     return f"{x:.3f} ms"
 
@@ -122,17 +139,22 @@ def run(n: int = 2000, seed: int = 2024, out=sys.stdout) -> dict:
     t14 = _time_each(best_arrangement, fourteen)
     figures["fourteen_median_ms"] = statistics.median(t14)
     figures["fourteen_worst_ms"] = max(t14)
+    figures["fourteen_worst_least_ms"] = max(_retime_slowest(best_arrangement, fourteen, t14))
     print(f"14 cards with 3 WILDs ({n} hands): median {_ms(figures['fourteen_median_ms'])}, "
-          f"worst {_ms(figures['fourteen_worst_ms'])}", file=out)
+          f"worst {_ms(figures['fourteen_worst_ms'])} "
+          f"(least of 3 timings: {_ms(figures['fourteen_worst_least_ms'])})", file=out)
 
     big = [rng.sample(FULL_DECK, size) for size in range(0, 65) for _ in range(max(1, n // 200))]
     big.append(list(FULL_DECK))
     tb = _time_each(best_arrangement, big)
+    figures["any_median_ms"] = statistics.median(tb)
     worst = max(range(len(big)), key=tb.__getitem__)
     figures["any_worst_ms"] = tb[worst]
-    figures["any_median_ms"] = statistics.median(tb)
+    figures["any_worst_least_ms"] = max(_retime_slowest(best_arrangement, big, tb))
     print(f"0 to 64 cards ({len(big)} hands incl. the full deck): worst {_ms(tb[worst])} "
-          f"({len(big[worst])} cards), median {_ms(statistics.median(tb))}", file=out)
+          f"({len(big[worst])} cards; least of 3 timings: "
+          f"{_ms(figures['any_worst_least_ms'])}), median {_ms(figures['any_median_ms'])}",
+          file=out)
     figures["ten_worst_ms"] = max(ours)
     _summary(figures, max(ours), max(theirs) if "rlcard_median_ms" in figures else None, out)
     return figures
