@@ -47,6 +47,7 @@ _COUNT_BIT = 1 << 52
 _CACHE_LIMIT = 20000
 _SEQ: dict[tuple, tuple] = {}
 _GROUP: dict[tuple, tuple] = {}
+_SUIT: dict[tuple, tuple] = {}
 
 
 def _seq_melds(pattern: int, wilds: int, per_card: int) -> tuple:
@@ -89,6 +90,18 @@ def _seq_melds(pattern: int, wilds: int, per_card: int) -> tuple:
     return got
 
 
+def _suit_melds(pattern: int, suit: int, wilds: int, per_card: int) -> tuple:
+    """``_seq_melds`` for one suit, masks shifted (cached)."""
+    key = (pattern, suit, wilds, per_card)
+    got = _SUIT.get(key)
+    if got is None:
+        if len(_SUIT) > _CACHE_LIMIT:
+            _SUIT.clear()
+        got = _SUIT[key] = tuple((mask << suit, need, weight, desc)
+                                 for mask, need, weight, desc in _seq_melds(pattern, wilds, per_card))
+    return got
+
+
 def _group_melds(rank: int, suits: int, wilds: int, per_card: int) -> tuple:
     """Group melds of one rank held in the suits ``suits`` (bit per suit):
     (card mask, WILDs needed, weight, None)."""
@@ -114,18 +127,19 @@ def hand_melds(sm: list[int], wilds: int, per_card: int, count_need: int,
                count_weight: int) -> list:
     """Every short meld of a hand: ``sm[suit]`` has bit r set for rank r
     held; ``count_need`` WILDs (0: none) meld the one or two COUNT cards."""
-    melds = []
+    melds: list = []
+    by_rank = [0] * 14                  # rank -> suits held
     for s in range(4):
-        if sm[s]:
-            for mask, need, weight, desc in _seq_melds(sm[s], wilds, per_card):
-                melds.append((mask << s, need, weight, desc))
+        m = sm[s]
+        if m:
+            melds.extend(_suit_melds(m, s, wilds, per_card))
+            while m:
+                low = m & -m
+                by_rank[low.bit_length() - 1] |= 1 << s
+                m ^= low
     for r in range(1, 14):
-        suits = 0
-        for s in range(4):
-            if sm[s] >> r & 1:
-                suits |= 1 << s
-        if suits:
-            melds.extend(_group_melds(r, suits, wilds, per_card))
+        if by_rank[r]:
+            melds.extend(_group_melds(r, by_rank[r], wilds, per_card))
     if 0 < count_need <= wilds:
         melds.append((_COUNT_BIT, count_need, count_weight, None))
     return melds
@@ -150,7 +164,7 @@ def pack_search(melds: list, wilds: int) -> tuple[int, int, list]:
     get_moves = by_low.get
     if wilds:
         width = wilds + 1
-        spans = tuple(range(width))
+        tails = [tuple(range(k, width)) for k in range(4)]   # budgets a need fits
         memo: dict = {0: (0,) * width}
         memo_get = memo.get
 
@@ -166,7 +180,7 @@ def pack_search(melds: list, wilds: int) -> tuple[int, int, list]:
                     if mm & mask == mm:
                         left = mask ^ mm
                         sub = memo_get(left) or best(left)
-                        for w in spans[need:]:
+                        for w in tails[need]:
                             t = weight + sub[w - need]
                             if t > v[w]:
                                 v[w] = t
