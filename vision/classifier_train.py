@@ -268,6 +268,11 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--out", required=True)
     b.add_argument("--limit", type=int, default=None)
     b.add_argument("--junk", type=int, default=2)
+    m = sub.add_parser("mine", help="crop bank of the detector's hits and false alarms on training photos")
+    m.add_argument("--source", action="append", required=True, help="DATA.yaml:split (training splits only)")
+    m.add_argument("--out", required=True)
+    m.add_argument("--limit", type=int, default=None, help="at most this many images per source (random)")
+    m.add_argument("--seed", type=int, default=0)
     t = sub.add_parser("fit", help="train on crop banks")
     t.add_argument("--bank", action="append", required=True)
     t.add_argument("--val", default=None)
@@ -277,9 +282,13 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--threads", type=int, default=1)
     t.add_argument("--fresh", action="store_true")
     a = p.parse_args(argv)
-    if a.what == "bank":
+    if a.what in ("bank", "mine"):
         sources = [(Path(s.rsplit(":", 1)[0]), s.rsplit(":", 1)[1] if ":" in s else "train") for s in a.source]
-        build_bank(sources, Path(a.out), a.junk, a.limit)
+        if a.what == "mine":
+            from vision.hard_negatives import mine
+            mine(sources, Path(a.out), a.limit, a.seed)
+        else:
+            build_bank(sources, Path(a.out), a.junk, a.limit)
     else:
         print(json.dumps(train([Path(x) for x in a.bank], Path(a.val) if a.val else None, a.minutes, a.batch,
                                a.lr, a.fresh, a.threads)))
