@@ -4,7 +4,6 @@ Proves the training command builds the model from yaml, needs no download,
 and writes weights that export to ONNX and load in the reader's detector.
 """
 import importlib.util
-import shutil
 from pathlib import Path
 
 import pytest

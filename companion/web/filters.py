@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 
 from flask import Flask
-from markupsafe import Markup
 
 SUIT_SYMBOL = {"S": "♠", "C": "♣", "D": "♦", "H": "♥"}
 SUIT_NAME = {"S": "spades", "C": "clubs", "D": "diamonds", "H": "hearts"}

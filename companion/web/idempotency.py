@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from flask import request
 
-from .db import get_db, transaction
+from .db import transaction
 
 FIELD = "idempotency_key"
 HEADER = "Idempotency-Key"

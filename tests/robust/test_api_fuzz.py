@@ -10,7 +10,6 @@ lists, and every body must match its documented schema.
 from __future__ import annotations
 
 import io
-import json
 
 import jsonschema
 import pytest

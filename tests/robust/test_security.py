@@ -12,7 +12,7 @@ from flask.testing import FlaskClient
 from companion.web import create_app
 from companion.web.security import CSP, format_code, is_loopback
 
-from .conftest import LoadingReader, corpus, make_app, new_game, new_table
+from .conftest import corpus, make_app, new_game, new_table
 
 PHONE = {"REMOTE_ADDR": "192.168.1.77"}
 STRANGER = {"REMOTE_ADDR": "192.168.1.99"}
