@@ -1,6 +1,6 @@
 """Hands of a few dozen cards: an exact search over sets of short melds.
 
-The position DP in ``companion.solver`` is polynomial, but its constant is
+The position DP in ``companion.solver_dp`` is polynomial, but its constant is
 large when WILDs are in play (every state carries the WILDs used, and WILDs
 may fill many cells).  A hand with up to about twenty natural cards is solved
 faster by a memoised search over the cards still free, thanks to one fact:

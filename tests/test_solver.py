@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import companion.solver as solver
+import companion.solver_clusters as clusters
 from brute import brute_min_count
 from companion.cards import FULL_DECK, REGULAR_CARDS, WILD, parse_cards
 from companion.errors import DuplicateCardError, RummyError
@@ -177,7 +177,7 @@ def test_big_hands_are_valid_and_the_first_pass_is_exact(monkeypatch):
     fast = [best_arrangement(h) for h in hands]
     for arr, h in zip(fast, hands):
         assert_valid(arr, h)
-    monkeypatch.setattr(solver, "_first_limit", lambda *args: None)
+    monkeypatch.setattr(clusters, "_first_limit", lambda *args: None)
     slow = [best_arrangement(h).count for h in hands]
     assert [a.count for a in fast] == slow
 
@@ -246,7 +246,7 @@ def test_slowest_hands_found(text, expected, monkeypatch):
     arr = best_arrangement(hand)
     assert_valid(arr, hand)
     assert arr.count == expected
-    monkeypatch.setattr(solver, "_first_limit", lambda *args: None)   # plain exact DP
+    monkeypatch.setattr(clusters, "_first_limit", lambda *args: None)   # plain exact DP
     assert best_arrangement(hand).count == expected
 
 

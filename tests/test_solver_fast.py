@@ -14,7 +14,9 @@ import random
 import pytest
 
 import companion.solver as solver
+import companion.solver_clusters as clusters
 import companion.solver_pack as pack
+import companion.solver_prune as prune
 from brute import brute_min_count
 from companion.cards import FULL_DECK, REGULAR_CARDS, WILD
 from companion.solver import best_arrangement, fewest_unmelded, going_out_arrangement
@@ -39,7 +41,7 @@ def plain(monkeypatch):
         with monkeypatch.context() as m:
             m.setattr(solver, "SMALL_HAND", -1)
             m.setattr(solver, "COVER_NODES", 0)
-            m.setattr(solver, "_first_limit", lambda *args: None)
+            m.setattr(clusters, "_first_limit", lambda *args: None)
             return _answers(hand)[1]
     return run
 
@@ -103,9 +105,10 @@ def test_each_shortcut_alone_is_exact(monkeypatch):
     hands = [_hand(rng, 26, 50, wilds=rng.randint(1, 3)) for _ in range(8)]
     hands += [rng.sample(FULL_DECK, 60) for _ in range(2)]
     expected = [_answers(h)[1] for h in hands]
-    for name, value in (("COVER_NODES", 0), ("ASTAR", False), ("COVER_NODES", 10 ** 6)):
+    for module, name, value in ((solver, "COVER_NODES", 0), (clusters, "ASTAR", False),
+                                (solver, "COVER_NODES", 10 ** 6)):
         with monkeypatch.context() as m:
-            m.setattr(solver, name, value)
+            m.setattr(module, name, value)
             assert [_answers(h)[1] for h in hands] == expected, name
 
 
@@ -148,8 +151,8 @@ def test_prune_matches_the_pairwise_reference():
     for _ in range(200):
         states = {rng.randrange(1 << 15): rng.randint(0, 40) for _ in range(rng.randint(1, 400))}
         ace_cost = rng.choice([2, 1001])
-        fast = solver._prune(states, ace_cost)
-        assert list(fast.items()) == list(solver._prune_reference(states, ace_cost).items())
+        fast = prune._prune(states, ace_cost)
+        assert list(fast.items()) == list(prune._prune_reference(states, ace_cost).items())
 
 
 def test_big_hands_are_deterministic():
