@@ -25,6 +25,9 @@ from vision.reader import get_reader  # noqa: E402
 from vision.yolo_data import dataset_images, label_path  # noqa: E402
 
 
+SHIPPED_MIN_CORNER_PROB = merge.MIN_CORNER_PROB
+
+
 def collect(sources: list[str], limit: int | None):
     reader = get_reader()
     rows = []
@@ -75,8 +78,8 @@ def main() -> int:
         print(f"corner>={params[0]} card>={params[1]} single>={params[2]}: " +
               "  ".join(f"{Path(k.split(':')[0]).parent.name or k} P{v[0]:.3f} R{v[1]:.3f} F{v[2]:.3f}"
                         for k, v in res.items()))
-    base = score(rows, 0.6, 0.0, 0.0)
-    print("shipped (0.6, 0, 0): " + "  ".join(f"{k} F{v[2]:.3f}" for k, v in base.items()))
+    base = score(rows, SHIPPED_MIN_CORNER_PROB, 0.0, 0.0)
+    print(f"shipped ({SHIPPED_MIN_CORNER_PROB}, 0, 0): " + "  ".join(f"{k} F{v[2]:.3f}" for k, v in base.items()))
     return 0
 
 
