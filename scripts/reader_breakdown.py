@@ -20,11 +20,11 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from vision.classes import CARD_CODES  # noqa: E402
-from vision.hard_negatives import MATCH_IOU, _iou  # noqa: E402
+from vision.hard_negatives import MATCH_IOU  # noqa: E402
 from vision.index_crops import INPUT_EXPAND, INPUT_SIZE, cut_crop, decode_topk, to_input  # noqa: E402
 from vision.merge import MIN_CORNER_PROB  # noqa: E402
 from vision.reader import get_reader  # noqa: E402
-from vision.yolo_data import dataset_images, label_path, read_boxes  # noqa: E402
+from vision.yolo_data import box_iou, dataset_images, label_path, read_boxes  # noqa: E402
 
 BUCKETS = ((0, 8), (8, 12), (12, 16), (16, 24), (24, 10_000))
 
@@ -57,8 +57,8 @@ def main() -> int:
         for code, box in labelled:
             row = found[bucket(box[3] - box[1])]
             row[0] += 1
-            best = max(read, key=lambda c: _iou(c.box, box), default=None)
-            if best is not None and _iou(best.box, box) >= MATCH_IOU:
+            best = max(read, key=lambda c: box_iou(c.box, box), default=None)
+            if best is not None and box_iou(best.box, box) >= MATCH_IOU:
                 row[1] += 1
                 row[2] += best.code == code and best.prob >= MIN_CORNER_PROB
         crops = np.stack([cut_crop(img, b, INPUT_EXPAND, INPUT_SIZE) for _, b in labelled])

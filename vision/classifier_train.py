@@ -20,7 +20,7 @@ import numpy as np
 from vision.classes import CARD_CODES
 from vision.index_crops import (INPUT_EXPAND, INPUT_SIZE, JUNK, RANK_LABELS, STORE_EXPAND, STORE_SIZE,
                                 SUIT_LABELS, code_to_targets, cut_crop)
-from vision.yolo_data import dataset_images, label_path, read_boxes
+from vision.yolo_data import box_iou, dataset_images, label_path, read_boxes
 
 REPO = Path(__file__).resolve().parents[1]
 MODELS = REPO / "models"
@@ -77,17 +77,9 @@ def _junk_box(rng, w, h, boxes):
         bw, bh = bw * s, bh * s
         x1, y1 = rng.uniform(0, max(w - bw, 1)), rng.uniform(0, max(h - bh, 1))
         cand = (x1, y1, x1 + bw, y1 + bh)
-        if all(_iou(cand, b) < 0.05 for b in boxes):
+        if all(box_iou(cand, b) < 0.05 for b in boxes):
             return cand
     return None
-
-
-def _iou(a, b):
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
 
 
 # ---------------------------------------------------------------- model

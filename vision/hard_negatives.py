@@ -24,19 +24,11 @@ import numpy as np
 from vision.classes import CARD_CODES
 from vision.index_crops import JUNK, STORE_EXPAND, STORE_SIZE, code_to_targets, cut_crop
 from vision.realphotos import NOT_OUR_CARDS, REAL_NAMES, SHARED_REAL
-from vision.yolo_data import dataset_images, label_path, read_boxes
+from vision.yolo_data import box_iou, dataset_images, label_path, read_boxes
 
 MATCH_IOU = 0.3      # a detection this close to a labelled index reads that index
 JUNK_MAX_IOU = 0.1   # ... and one this far from every labelled box is a false alarm
 # between the two: a partial or badly placed box, too ambiguous to teach either way
-
-
-def _iou(a, b) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
 
 
 def _not_ours(img_path: Path, w: int, h: int) -> list[tuple[float, float, float, float]]:
@@ -79,10 +71,10 @@ def mine(sources: list[tuple[Path, str]], out: Path, limit: int | None = None, s
             for corner in reader.find_corners(img):
                 best, best_iou = None, 0.0
                 for code, box in labelled:
-                    iou = _iou(corner.box, box)
+                    iou = box_iou(corner.box, box)
                     if iou > best_iou:
                         best, best_iou = code, iou
-                near_not_ours = max((_iou(corner.box, b) for b in not_ours), default=0.0)
+                near_not_ours = max((box_iou(corner.box, b) for b in not_ours), default=0.0)
                 if best_iou >= MATCH_IOU:
                     add(img, corner.box, best)
                     stats["positives"] += 1
