@@ -62,3 +62,18 @@ def test_with_no_labels_every_detection_is_junk(scenes, tmp_path):
     assert stats["positives"] == 0 and stats["junk"] > 0
     r, s = code_to_targets(JUNK)
     assert (data["rank"] == r).all() and (data["suit"] == s).all()
+
+
+def test_refuses_to_mine_the_real_validation_photos(scenes, tmp_path, monkeypatch):
+    import shutil
+
+    from vision import hard_negatives, realphotos
+
+    leaked = tmp_path / "leaked"
+    shutil.copytree(scenes, leaked)
+    stem = sorted(p.stem for p in (leaked / "images").glob("*"))[0]
+    monkeypatch.setattr(realphotos, "split_names", lambda root=None: {"train": [], "val": [stem]})
+    monkeypatch.setattr(hard_negatives, "SHARED_REAL", tmp_path)
+    (tmp_path / "images").mkdir()
+    with pytest.raises(ValueError, match="validation split"):
+        hard_negatives.mine([(leaked / "data.yaml", "train")], tmp_path / "x.npz")

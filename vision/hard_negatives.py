@@ -23,6 +23,7 @@ import numpy as np
 
 from vision.classes import CARD_CODES
 from vision.index_crops import JUNK, STORE_EXPAND, STORE_SIZE, code_to_targets, cut_crop
+from vision import realphotos
 from vision.realphotos import NOT_OUR_CARDS, REAL_NAMES, SHARED_REAL
 from vision.yolo_data import box_iou, dataset_images, label_path, read_boxes
 
@@ -53,8 +54,13 @@ def mine(sources: list[tuple[Path, str]], out: Path, limit: int | None = None, s
         ranks.append(r)
         suits.append(s)
 
+    held_out = set(realphotos.split_names()["val"]) if (SHARED_REAL / "images").is_dir() else set()
     for data_yaml, split in sources:
         images, names = dataset_images(Path(data_yaml), split)
+        leaked = sorted(p.name for p in images if p.stem in held_out)
+        if leaked:
+            raise ValueError(f"{data_yaml}:{split} holds {len(leaked)} photos of the real validation split "
+                             f"(e.g. {leaked[0]}): mining them would train on the evaluation set")
         if limit and len(images) > limit:
             images = [images[i] for i in sorted(rng.choice(len(images), limit, replace=False))]
         for img_path in images:
