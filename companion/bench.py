@@ -47,22 +47,14 @@ def _time_pairs(fa, items_a, fb, items_b) -> tuple[list[float], list[float]]:
     gc.disable()
     try:
         for i, (a, b) in enumerate(zip(items_a, items_b)):
-            if i % 2:
-                t = clock()
-                fb(b)
-                t2 = clock()
-                fa(a)
-                t3 = clock()
-                tb.append((t2 - t) * 1000.0)
-                ta.append((t3 - t2) * 1000.0)
-            else:
-                t = clock()
-                fa(a)
-                t2 = clock()
-                fb(b)
-                t3 = clock()
-                ta.append((t2 - t) * 1000.0)
-                tb.append((t3 - t2) * 1000.0)
+            (f1, x1, t1), (f2, x2, t2) = ((fb, b, tb), (fa, a, ta)) if i % 2 else ((fa, a, ta), (fb, b, tb))
+            t = clock()
+            f1(x1)
+            mid = clock()
+            f2(x2)
+            end = clock()
+            t1.append((mid - t) * 1000.0)
+            t2.append((end - mid) * 1000.0)
     finally:
         if was_enabled:
             gc.enable()
