@@ -26,7 +26,7 @@ from vision.merge import MIN_CORNER_PROB  # noqa: E402
 from vision.reader import get_reader  # noqa: E402
 from vision.yolo_data import box_iou, dataset_images, label_path, read_boxes  # noqa: E402
 
-BUCKETS = ((0, 8), (8, 12), (12, 16), (16, 24), (24, 10_000))
+BUCKETS = ((0, 8), (8, 12), (12, 16), (16, 24), (24, 36), (36, 60), (60, 10_000))
 
 
 def bucket(height: float) -> str:
