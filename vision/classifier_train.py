@@ -126,7 +126,9 @@ def augment(batch_u8, rng, torch, train=True):
         aspect = torch.from_numpy(rng.uniform(0.85, 1.18, b)).float()
         angle = torch.from_numpy(rng.normal(0, 0.12, b)).float()
         k90 = torch.from_numpy(rng.integers(0, 4, b) * (rng.random(b) < 0.15)).float()
-        angle = angle + k90 * (np.pi / 2)
+        # cards lie at any angle, and an axis-aligned box around a tilted index holds it tilted
+        tilt = torch.from_numpy(rng.uniform(-np.pi / 4, np.pi / 4, b) * (rng.random(b) < 0.15)).float()
+        angle = angle + k90 * (np.pi / 2) + tilt
         tx = torch.from_numpy(rng.uniform(-0.12, 0.12, b)).float() * window
         ty = torch.from_numpy(rng.uniform(-0.12, 0.12, b)).float() * window
     else:

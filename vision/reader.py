@@ -3,8 +3,9 @@
 Two passes keep small cards readable without paying for a huge input every
 time: the whole photo at ``DETECT_SIZE``, then, when the indices found are
 tiny (or none were found), overlapping tiles at twice the resolution.  Each
-corner is then classified from the photo's higher-resolution pixels, and
-corners are merged into cards (``vision.merge``).
+corner's box is then tightened by a close second look (``vision.refine``),
+classified from the photo's higher-resolution pixels, and corners are merged
+into cards (``vision.merge``).
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from vision.detector import Corner, CornerDetector, make_session, nms_corners
 from vision.index_crops import INPUT_EXPAND, INPUT_SIZE, cut_crop, decode_topk, to_input
 from vision.merge import MergedCard, ReadCorner, merge_corners
 from vision.photo import load_photo
+from vision.refine import refine_corners
 from vision.quality import photo_warnings
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
@@ -110,7 +112,7 @@ class CardReader:
                     corners = again
             elif max(image.shape[:2]) > DETECT_SIZE * 1.5 and (not corners or median < SMALL_INDEX_PX):
                 corners = nms_corners(corners + self._tiled(image, 2))
-        return corners
+            return refine_corners(self.detector, image, corners)
 
     def _tiled(self, image: np.ndarray, factor: int) -> list[Corner]:
         """Detect on overlapping square tiles, each ``1/factor`` of the long side (plus overlap)."""

@@ -13,14 +13,30 @@ REPO = Path(__file__).resolve().parents[1]
 GENERATED = REPO / "datasets" / "generated"
 WORK = REPO / "datasets" / "work"
 
-# name -> (seed, count, file prefix); the same seeds produced the shipped models
+# name -> (seed, count, file prefix, image size); the same seeds produced the shipped models.
+# The 2048 px sets are the same kind of scene at the size the reader works at
+# (``vision.photo.WORK_LONG_SIDE``: a phone photo is decoded to 2048 px), so
+# their indices are as legible as in a real photo; at 640 px a third of the
+# indices are under 12 px tall.
 SYNTH_SETS = {
-    "synth_a": (100, 6000, "s100"),
-    "synth_b": (200, 8000, "b"),
-    "synth_val": (7, 300, "v"),      # validation during detector training
-    "synth_test": (4242, 300, "t"),  # held out: only `python -m vision eval` reads it
+    "synth_a": (100, 6000, "s100", 640),
+    "synth_b": (200, 8000, "b", 640),
+    "synth_val": (7, 300, "v", 640),          # validation during detector training; tuning
+    "synth_test": (4242, 300, "t", 640),      # held out: only `python -m vision eval` reads it
+    "synth_hr_c": (300, 3000, "c", 2048),     # classifier crops (labelled and mined)
+    "synth_hr_val": (7, 150, "v", 2048),      # tuning, the scenes of synth_val at phone resolution
+    "synth_hr_test": (4242, 300, "t", 2048),  # held out: the scenes of synth_test at phone resolution
 }
 TRAIN_SETS = ("synth_a", "synth_b")
+DETECTOR_VIEWS = ("synth_a", "synth_b", "synth_val")
+# hard examples cut with the reader shipped at the time (vision.hard_negatives):
+# bank -> (training sets as data.yaml paths under datasets/, at most this many images from each)
+MINED_BANKS = {
+    "mined_real": (("work/real_codes/data.yaml",), None),
+    "mined_synth": (("generated/synth_a/data.yaml", "generated/synth_b/data.yaml"), 1200),
+    "mined_hr_c": (("generated/synth_hr_c/data.yaml",), 2000),
+    "mined_real_r": (("work/real_codes/data.yaml",), None),  # again, with the refined boxes
+}
 
 
 def mixed_yaml(name: str, synth_sets: tuple[str, ...]) -> Path:
@@ -41,20 +57,24 @@ def build(workers: int = 1) -> None:
 
     export_corner_dataset(WORK / "real_corner", one_class=True)
     real_codes = export_corner_dataset(WORK / "real_codes", one_class=False)
-    for name, (seed, count, prefix) in SYNTH_SETS.items():
+    for name, (seed, count, prefix, imgsz) in SYNTH_SETS.items():
         out = GENERATED / name
         if not (out / "data.yaml").exists() or len(list((out / "images").glob("*"))) < count:
-            synth_main(["--out", str(out), "--count", str(count), "--seed", str(seed), "--imgsz", "640",
+            synth_main(["--out", str(out), "--count", str(count), "--seed", str(seed), "--imgsz", str(imgsz),
                         "--workers", str(workers), "--prefix", prefix])
-        if name != "synth_test":
+        if name in DETECTOR_VIEWS:
             detector_view(out / "data.yaml", WORK / f"{name}_det")
     banks = WORK / "crop_banks"
-    for name in TRAIN_SETS:
+    for name in TRAIN_SETS + ("synth_hr_c",):
         if not (banks / f"{name}.npz").exists():
             build_bank([(GENERATED / name / "data.yaml", "train")], banks / f"{name}.npz", junk_per_image=3)
     if not (banks / "real_train.npz").exists():
         build_bank([(real_codes, "train")], banks / "real_train.npz", junk_per_image=3)
     if not (banks / "real_val.npz").exists():
         build_bank([(real_codes, "val")], banks / "real_val.npz", junk_per_image=1)
+    from vision.hard_negatives import mine
+    for name, (sources, limit) in MINED_BANKS.items():
+        if not (banks / f"{name}.npz").exists():
+            mine([(REPO / "datasets" / s, "train") for s in sources], banks / f"{name}.npz", limit)
     print(mixed_yaml("mixed_b", TRAIN_SETS))            # runs 2-3 of the detector (synth_b first)
     print(mixed_yaml("mixed_c", tuple(reversed(TRAIN_SETS))))  # run 4 (synth_a first)
