@@ -31,10 +31,11 @@ def truth_for(labels: Path, names: list[str], w: int, h: int) -> Counter:
     return Counter(c.code for c in cards)
 
 
-def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors: int = 0) -> dict:
-    from vision.reader import get_reader
+def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors: int = 0,
+             refine: bool | None = None) -> dict:
+    from vision.reader import CardReader, get_reader
 
-    reader = get_reader()
+    reader = get_reader() if refine is None else CardReader(refine=refine)
     images, names = dataset_images(data_yaml, split)
     if limit:
         images = images[:limit]
@@ -84,8 +85,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--per-class", action="store_true")
     p.add_argument("--errors", type=int, default=10, help="list this many misread photos")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--refine", action=argparse.BooleanOptionalAction, default=None,
+                   help="force the refining second look on corner boxes on or off (default: the reader's)")
     a = p.parse_args(argv)
-    r = evaluate(Path(a.data), a.split, a.limit, a.errors)
+    r = evaluate(Path(a.data), a.split, a.limit, a.errors, a.refine)
     if a.json:
         print(json.dumps(r, indent=1))
         return 0
