@@ -40,10 +40,11 @@ def _not_ours(img_path: Path, w: int, h: int) -> list[tuple[float, float, float,
     return [box for name, box in read_boxes(raw, REAL_NAMES, w, h) if name in NOT_OUR_CARDS]
 
 
-def mine(sources: list[tuple[Path, str]], out: Path, limit: int | None = None, seed: int = 0) -> dict:
+def mine(sources: list[tuple[Path, str]], out: Path, limit: int | None = None, seed: int = 0,
+         refine: bool = False) -> dict:
     from vision.reader import CardReader
 
-    reader = CardReader()
+    reader = CardReader(refine=refine)
     rng = np.random.default_rng(seed)
     crops, ranks, suits = [], [], []
     stats = {"images": 0, "junk": 0, "not_ours": 0, "positives": 0, "ambiguous": 0}

@@ -30,12 +30,13 @@ SYNTH_SETS = {
 TRAIN_SETS = ("synth_a", "synth_b")
 DETECTOR_VIEWS = ("synth_a", "synth_b", "synth_val")
 # hard examples cut with the reader shipped at the time (vision.hard_negatives):
-# bank -> (training sets as data.yaml paths under datasets/, at most this many images from each)
+# bank -> (training sets as data.yaml paths under datasets/, at most this many images from each,
+#          boxes from the refining second look)
 MINED_BANKS = {
-    "mined_real": (("work/real_codes/data.yaml",), None),
-    "mined_synth": (("generated/synth_a/data.yaml", "generated/synth_b/data.yaml"), 1200),
-    "mined_hr_c": (("generated/synth_hr_c/data.yaml",), 2000),
-    "mined_real_r": (("work/real_codes/data.yaml",), None),  # again, with the refined boxes
+    "mined_real": (("work/real_codes/data.yaml",), None, False),
+    "mined_synth": (("generated/synth_a/data.yaml", "generated/synth_b/data.yaml"), 1200, False),
+    "mined_hr_c": (("generated/synth_hr_c/data.yaml",), 2000, True),
+    "mined_real_r": (("work/real_codes/data.yaml",), None, True),
 }
 
 
@@ -73,8 +74,8 @@ def build(workers: int = 1) -> None:
     if not (banks / "real_val.npz").exists():
         build_bank([(real_codes, "val")], banks / "real_val.npz", junk_per_image=1)
     from vision.hard_negatives import mine
-    for name, (sources, limit) in MINED_BANKS.items():
+    for name, (sources, limit, refine) in MINED_BANKS.items():
         if not (banks / f"{name}.npz").exists():
-            mine([(REPO / "datasets" / s, "train") for s in sources], banks / f"{name}.npz", limit)
+            mine([(REPO / "datasets" / s, "train") for s in sources], banks / f"{name}.npz", limit, refine=refine)
     print(mixed_yaml("mixed_b", TRAIN_SETS))            # runs 2-3 of the detector (synth_b first)
     print(mixed_yaml("mixed_c", tuple(reversed(TRAIN_SETS))))  # run 4 (synth_a first)
