@@ -13,7 +13,9 @@ windows go through the detector in one batch.  The detection in the window
 that best overlaps the first box (weighted by its score) replaces it.  On the
 tuning sets this raised card-level F1 from 0.817 to 0.871 (synthetic scenes
 at phone resolution), 0.713 to 0.731 (640 px scenes) and 0.953 to 0.955
-(real training photos), for about 1-2 ms per corner.
+(real training photos), for about 1-2 ms per corner.  With the shipped
+models it still costs two cards on the real validation photos, so the
+reader only uses it when asked (``vision.reader.REFINE_BOXES``, ``eval --refine``).
 """
 from __future__ import annotations
 
@@ -26,7 +28,6 @@ from vision.yolo_data import box_iou
 WINDOW_PX = 128        # the window fed to the detector: an index lands at ~WINDOW_PX / WINDOW_SPAN tall
 WINDOW_SPAN = 2.5      # the window covers this many times the first box's longer side
 MIN_OVERLAP = 0.3      # a window detection must overlap the first box this much to replace it
-WINDOW_CONF = 0.05     # the same low proposal threshold as the first pass
 BATCH = 64             # windows per detector call (bounds memory for photos with many corners)
 
 
@@ -62,7 +63,7 @@ def _refine_batch(detector: CornerDetector, image: np.ndarray, corners: list[Cor
 
         first = to_window(c.box)
         best, best_key = None, 0.0
-        for x, y, bw, bh, score in out[:, out[4] >= WINDOW_CONF].T:
+        for x, y, bw, bh, score in out[:, out[4] >= detector.conf].T:  # the first pass's proposal threshold
             b = (x - bw / 2, y - bh / 2, x + bw / 2, y + bh / 2)
             iou = box_iou(b, first)
             if iou >= MIN_OVERLAP and iou * score > best_key:
