@@ -14,6 +14,8 @@ import numpy as np
 
 from vision.errors import ModelUnavailable
 
+PAD_GREY = (114, 114, 114)  # what Ultralytics letterboxes with, so padding looks like training padding
+
 
 @dataclass(frozen=True)
 class Corner:
@@ -59,9 +61,8 @@ class CornerDetector:
         nw, nh = max(32, int(round(w * r))), max(32, int(round(h * r)))
         pw, ph = (-nw) % 32, (-nh) % 32
         resized = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA if r < 1 else cv2.INTER_LINEAR)
-        canvas = cv2.copyMakeBorder(resized, 0, ph, 0, pw, cv2.BORDER_CONSTANT, value=(114, 114, 114))
-        blob = canvas[:, :, ::-1].transpose(2, 0, 1)[None].astype(np.float32) / 255.0
-        out = self.session.run(None, {self.input_name: np.ascontiguousarray(blob)})[0][0]  # [5, N]
+        canvas = cv2.copyMakeBorder(resized, 0, ph, 0, pw, cv2.BORDER_CONSTANT, value=PAD_GREY)
+        out = self.run(canvas[None])[0]  # [5, N]
         scores = out[4]
         keep = scores >= self.conf
         if not keep.any():
@@ -77,6 +78,12 @@ class CornerDetector:
             if box[2] - box[0] >= 2 and box[3] - box[1] >= 2:
                 corners.append(Corner(box, float(scores[i])))
         return corners
+
+
+    def run(self, images: np.ndarray) -> np.ndarray:
+        """Raw model output [B, 5, anchors] (cx, cy, w, h, score) for same-size BGR uint8 images [B, H, W, 3]."""
+        blob = images[..., ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+        return self.session.run(None, {self.input_name: np.ascontiguousarray(blob)})[0]
 
 
 def nms_corners(corners: list[Corner], iou: float = 0.5) -> list[Corner]:

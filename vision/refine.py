@@ -22,7 +22,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.detector import Corner, CornerDetector
+from vision.detector import PAD_GREY, Corner, CornerDetector
 from vision.yolo_data import box_iou
 
 WINDOW_PX = 128        # the window fed to the detector: an index lands at ~WINDOW_PX / WINDOW_SPAN tall
@@ -51,11 +51,10 @@ def _refine_batch(detector: CornerDetector, image: np.ndarray, corners: list[Cor
         m = np.float32([[scale, 0, WINDOW_PX / 2 - scale * cx], [0, scale, WINDOW_PX / 2 - scale * cy]])
         interp = cv2.INTER_AREA if scale < 0.67 else cv2.INTER_LINEAR
         patch = cv2.warpAffine(image, m, (WINDOW_PX, WINDOW_PX), flags=interp,
-                               borderMode=cv2.BORDER_CONSTANT, borderValue=(114, 114, 114))
-        windows.append(patch[:, :, ::-1].transpose(2, 0, 1))
+                               borderMode=cv2.BORDER_CONSTANT, borderValue=PAD_GREY)
+        windows.append(patch)
         frames.append((scale, cx, cy))
-    blob = np.ascontiguousarray(np.stack(windows).astype(np.float32) / 255.0)
-    raw = detector.session.run(None, {detector.input_name: blob})[0]  # [N, 5, anchors]
+    raw = detector.run(np.stack(windows))  # [N, 5, anchors]
     refined = []
     for c, out, (scale, cx, cy) in zip(corners, raw, frames):
         def to_window(b):
