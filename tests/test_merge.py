@@ -110,3 +110,22 @@ def test_shipped_class_list_matches_the_code():
 def test_a_third_reading_on_the_same_card_is_not_a_second_copy():
     cards, warnings = merge_corners([corner("QH", 0, 0), corner("QH", 60, 90), corner("QH", 30, 45)])
     assert [c.code for c in cards] == ["QH"] and warnings == []
+
+
+def test_one_wild_index_boxed_twice_is_one_wild_card():
+    # the detector's loose and tight boxes on the same index, plus the card's other end
+    loose = ReadCorner((-4, -4, 20, 26), "WILD", 0.8, 0.9)
+    cards, warnings = merge_corners([corner("WILD", 0, 0), loose, corner("WILD", 60, 90)])
+    assert [c.code for c in cards] == ["WILD"] and warnings == []
+
+
+def test_wild_indices_of_two_cards_side_by_side_stay_two_cards():
+    # a cascade: the next card's index sits one index width along, not on top
+    cards, _ = merge_corners([corner("WILD", 0, 0), corner("WILD", 16, 0)])
+    assert [c.code for c in cards] == ["WILD", "WILD"]
+
+
+def test_a_repeat_box_does_not_count_as_a_second_agreeing_corner():
+    once, _ = merge_corners([corner("7H", 0, 0, prob=0.8)])
+    twice, _ = merge_corners([corner("7H", 0, 0, prob=0.8), corner("7H", 2, 2, prob=0.8)])
+    assert twice[0].confidence == once[0].confidence

@@ -146,6 +146,7 @@ def merge_corners(corners: list[ReadCorner]) -> tuple[list[MergedCard], list[str
     cards: list[MergedCard] = []
     for code, group in by_code.items():
         group.sort(key=lambda c: -c.confidence)
+        group = _one_per_index(group)
         if code == "WILD":
             clusters = _pair_up(group)
             if len(clusters) > WILD_COPIES:
@@ -171,15 +172,45 @@ def merge_corners(corners: list[ReadCorner]) -> tuple[list[MergedCard], list[str
     return cards, warnings
 
 
+def _same_index(a: ReadCorner, b: ReadCorner) -> bool:
+    """Two boxes on one printed index: the centre of either lies inside the other.
+
+    The detector sometimes keeps two overlapping boxes on one index (from the
+    whole photo and a tile, or a loose and a tight box).  Indices of two
+    different cards never overlap that much: a card hides what it covers.
+    """
+    def inside(p, box):
+        return box[0] <= p[0] <= box[2] and box[1] <= p[1] <= box[3]
+    return inside(a.center, b.box) or inside(b.center, a.box)
+
+
+def _one_per_index(group: list[ReadCorner]) -> list[ReadCorner]:
+    """Drop repeat boxes on one index, keeping the surest (``group`` is surest first).
+
+    Without this a WILD index boxed twice became two WILD cards, and any
+    card's confidence counted one index as two agreeing corners.
+    """
+    kept: list[ReadCorner] = []
+    for c in group:
+        if not any(_same_index(c, k) for k in kept):
+            kept.append(c)
+    return kept
+
+
 def _pair_up(group: list[ReadCorner]) -> list[list[ReadCorner]]:
-    """Greedy pairing of corners of the same code into physical cards (closest pairs first)."""
+    """Greedy pairing of corners of the same code into physical cards (closest pairs first).
+
+    Two ends of one card lie between MIN_ and MAX_PAIR_DISTANCE index heights apart.
+    """
     remaining = list(range(len(group)))
     pairs = sorted(((_distance(group[i], group[j]), i, j) for i in remaining for j in remaining if i < j))
     used: set[int] = set()
     clusters: list[list[ReadCorner]] = []
-    for _, i, j in pairs:
+    for d, i, j in pairs:
         if i in used or j in used or not _could_pair(group[i], group[j]):
             continue
+        if d < MIN_PAIR_DISTANCE_IN_INDEX_HEIGHTS * max(group[i].size, group[j].size):
+            continue  # side by side, as in a cascade: two cards, not the two ends of one
         used.update((i, j))
         clusters.append([group[i], group[j]])
     clusters.extend([group[i]] for i in remaining if i not in used)
