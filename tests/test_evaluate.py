@@ -78,6 +78,6 @@ def test_evaluate_scores_the_fixtures_and_counts_a_wrong_label(dataset):
                              for line in label.read_text().splitlines(keepends=True)))
     r = evaluate(dataset / "data.yaml", "train", show_errors=5)
     assert (r["tp"], r["fp"], r["fn"], r["exact_photos"]) == (n_cards - 1, 1, 1, 0.75)
-    assert r["per_class"][absent] == {"precision": 1.0, "recall": 0.0, "support": 1}
+    assert r["per_class"][absent] == {"precision": 0.0, "recall": 0.0, "support": 1}  # never read
     assert r["per_class"]["5C"]["precision"] < 1.0
     assert r["errors"] == [f"synthetic_ts4242_0000026.jpg: missed ['{absent}'] extra ['5C']"]
