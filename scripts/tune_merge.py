@@ -21,15 +21,15 @@ import cv2  # noqa: E402
 
 from vision import merge  # noqa: E402
 from vision.evaluate import truth_for  # noqa: E402
-from vision.reader import get_reader  # noqa: E402
+from vision.reader import CardReader, get_reader  # noqa: E402
 from vision.yolo_data import dataset_images, label_path  # noqa: E402
 
 
 SHIPPED_MIN_CORNER_PROB = merge.MIN_CORNER_PROB
 
 
-def collect(sources: list[str], limit: int | None):
-    reader = get_reader()
+def collect(sources: list[str], limit: int | None, refine: bool | None = None):
+    reader = get_reader() if refine is None else CardReader(refine=refine)
     rows = []
     for src in sources:
         data_yaml, split = src.rsplit(":", 1) if ":" in src else (src, "train")
@@ -67,10 +67,12 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("sources", nargs="+", help="DATA.yaml:split (tuning splits only)")
     ap.add_argument("--limit", type=int, default=None)
+    ap.add_argument("--refine", action=argparse.BooleanOptionalAction, default=None,
+                    help="force the refining second look on or off (default: the reader's)")
     a = ap.parse_args()
-    rows = collect(a.sources, a.limit)
+    rows = collect(a.sources, a.limit, a.refine)
     results = []
-    for mp, mc, sm in itertools.product([0.4, 0.5, 0.6, 0.7, 0.8], [0.0, 0.3, 0.4, 0.5, 0.6],
+    for mp, mc, sm in itertools.product([0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7], [0.0, 0.3, 0.4, 0.5, 0.6],
                                         [0.0, 0.5, 0.6, 0.7, 0.8]):
         results.append(((mp, mc, sm), score(rows, mp, mc, sm)))
     results.sort(key=lambda x: -sum(v[2] for k, v in x[1].items() if k != "all"))

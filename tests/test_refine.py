@@ -23,8 +23,9 @@ pytestmark = pytest.mark.skipif(not HAVE_MODELS, reason="shipped models missing"
 
 @pytest.fixture(scope="module")
 def reader():
+    """A reader without the second look, so ``found`` holds the detector's first-pass boxes."""
     from vision.reader import CardReader
-    return CardReader()
+    return CardReader(refine=False)
 
 
 @pytest.fixture(scope="module")
@@ -88,11 +89,11 @@ def test_batching_gives_the_same_boxes(reader, image, found, monkeypatch):
     assert [r.box for r in batched] == pytest.approx([r.box for r in whole], abs=0.05)
 
 
-def test_the_reader_refines_only_when_asked(reader, image, found):
-    from vision.reader import CardReader
+def test_the_reader_refines_by_default_and_can_be_told_not_to(reader, image, found):
+    from vision.reader import REFINE_BOXES, CardReader
     from vision.refine import refine_corners
 
-    assert not reader.refine  # off by default: see vision.reader.REFINE_BOXES
-    refining = CardReader(refine=True)
-    assert [c.box for c in refining.find_corners(image)] == \
+    assert REFINE_BOXES and CardReader().refine  # on by default: see vision.reader.REFINE_BOXES
+    assert [c.box for c in CardReader().find_corners(image)] == \
         [c.box for c in refine_corners(reader.detector, image, found)]
+    assert not reader.refine and [c.box for c in reader.find_corners(image)] == [c.box for c in found]

@@ -114,6 +114,14 @@ def make_model():
 
 
 # ---------------------------------------------------------------- augmentation
+# How far a detector box strays from the true index (measured on the tuning
+# scenes and real training photos: scripts/box_errors.py), as a fraction of the
+# box's side.  The classifier trains on crops wobbled this much so that it reads
+# the crop of a found box as well as the crop of a labelled one.
+BOX_SHIFT_STD = 0.09
+BOX_LOG_SCALE_STD = 0.14
+
+
 def augment(batch_u8, rng, torch, train=True):
     """uint8 [B, S, S, 3] BGR stored crops -> float tensor [B, 3, 40, 40] RGB."""
     import torch.nn.functional as F
@@ -122,15 +130,17 @@ def augment(batch_u8, rng, torch, train=True):
     b = x.shape[0]
     window = INPUT_EXPAND / STORE_EXPAND  # fraction of the stored crop the classifier sees
     if train:
-        scale = torch.from_numpy(rng.uniform(0.82, 1.2, b)).float() * window
-        aspect = torch.from_numpy(rng.uniform(0.85, 1.18, b)).float()
+        # box wobble as wide as the detector's (see BOX_SHIFT_STD above)
+        scale = torch.from_numpy(np.exp(rng.normal(0, BOX_LOG_SCALE_STD, b))).float() * window
+        aspect = torch.from_numpy(np.exp(rng.normal(0, BOX_LOG_SCALE_STD, b))).float()
         angle = torch.from_numpy(rng.normal(0, 0.12, b)).float()
         k90 = torch.from_numpy(rng.integers(0, 4, b) * (rng.random(b) < 0.15)).float()
         # cards lie at any angle, and an axis-aligned box around a tilted index holds it tilted
         tilt = torch.from_numpy(rng.uniform(-np.pi / 4, np.pi / 4, b) * (rng.random(b) < 0.15)).float()
         angle = angle + k90 * (np.pi / 2) + tilt
-        tx = torch.from_numpy(rng.uniform(-0.12, 0.12, b)).float() * window
-        ty = torch.from_numpy(rng.uniform(-0.12, 0.12, b)).float() * window
+        # affine_grid shifts in units of half the stored crop, which spans STORE_EXPAND box sides
+        tx = torch.from_numpy(rng.normal(0, BOX_SHIFT_STD, b).clip(-0.25, 0.25) * 2 / STORE_EXPAND).float()
+        ty = torch.from_numpy(rng.normal(0, BOX_SHIFT_STD, b).clip(-0.25, 0.25) * 2 / STORE_EXPAND).float()
     else:
         scale = torch.full((b,), window)
         aspect = torch.ones(b)

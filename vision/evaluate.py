@@ -47,10 +47,14 @@ def truth_for(labels: Path, names: list[str], w: int, h: int) -> Counter:
 
 
 def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors: int = 0,
-             refine: bool | None = None) -> dict:
-    from vision.reader import CardReader, get_reader
+             refine: bool | None = None, views: bool | None = None) -> dict:
+    from vision.reader import REFINE_BOXES, VIEW_SHIFTS, CardReader, get_reader
 
-    reader = get_reader() if refine is None else CardReader(refine=refine)
+    if refine is None and views is None:
+        reader = get_reader()
+    else:
+        reader = CardReader(refine=REFINE_BOXES if refine is None else refine,
+                            views=VIEW_SHIFTS if views in (None, True) else ((0.0, 0.0),))
     images, names = dataset_images(data_yaml, split)
     if limit:
         images = images[:limit]
@@ -102,8 +106,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", action="store_true")
     p.add_argument("--refine", action=argparse.BooleanOptionalAction, default=None,
                    help="force the refining second look on corner boxes on or off (default: the reader's)")
+    p.add_argument("--views", action=argparse.BooleanOptionalAction, default=None,
+                   help="read each corner from several shifted views (default) or from its box alone")
     a = p.parse_args(argv)
-    r = evaluate(Path(a.data), a.split, a.limit, a.errors, a.refine)
+    r = evaluate(Path(a.data), a.split, a.limit, a.errors, a.refine, a.views)
     if a.json:
         print(json.dumps(r, indent=1))
         return 0

@@ -62,21 +62,36 @@ def to_input(crops: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
 
 
-def decode_topk(rank_logits: np.ndarray, suit_logits: np.ndarray, k: int = 5) -> list[list[tuple[str, float]]]:
-    """The ``k`` likeliest codes per crop with their probabilities, best first.
+def shifted_box(box: tuple[float, float, float, float], dx: float, dy: float) -> tuple[float, float, float, float]:
+    """``box`` moved by ``dx`` of its width and ``dy`` of its height."""
+    x1, y1, x2, y2 = box
+    ox, oy = dx * (x2 - x1), dy * (y2 - y1)
+    return (x1 + ox, y1 + oy, x2 + ox, y2 + oy)
 
-    Joint probability of each code: rank x suit for regular cards; the
-    optional kinds and JUNK carry no suit, so their rank probability stands.
+
+def joint_probs(rank_logits: np.ndarray, suit_logits: np.ndarray) -> np.ndarray:
+    """[N, len(ALL_OUTPUTS)] probability of each code per crop.
+
+    Rank x suit for regular cards; the optional kinds and JUNK carry no suit,
+    so their rank probability stands.  Each row sums to at most 1 (the suit
+    head's NONE share of a regular rank is not a code).
     """
     rp = _softmax(rank_logits)
     sp = _softmax(suit_logits)
     n_ranks = len(RANKS)
-    out = []
-    for r, s in zip(rp, sp):
-        probs = np.concatenate([(r[:n_ranks, None] * s[None, :NONE_SUIT]).reshape(-1), r[n_ranks:]])
-        order = np.argsort(-probs)[:k]
-        out.append([(ALL_OUTPUTS[i], float(probs[i])) for i in order])
-    return out
+    regular = (rp[:, :n_ranks, None] * sp[:, None, :NONE_SUIT]).reshape(len(rp), -1)
+    return np.concatenate([regular, rp[:, n_ranks:]], axis=1)
+
+
+def top_codes(probs: np.ndarray, k: int = 5) -> list[list[tuple[str, float]]]:
+    """The ``k`` likeliest codes per row of ``joint_probs``, best first."""
+    order = np.argsort(-probs, axis=1)[:, :k]
+    return [[(ALL_OUTPUTS[i], float(row[i])) for i in idx] for row, idx in zip(probs, order)]
+
+
+def decode_topk(rank_logits: np.ndarray, suit_logits: np.ndarray, k: int = 5) -> list[list[tuple[str, float]]]:
+    """The ``k`` likeliest codes per crop with their probabilities, best first."""
+    return top_codes(joint_probs(rank_logits, suit_logits), k)
 
 
 def _softmax(x: np.ndarray) -> np.ndarray:

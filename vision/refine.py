@@ -11,11 +11,10 @@ So each corner gets a small window of the photo around it, scaled so the
 index is about as tall as the detector saw indices in training, and all the
 windows go through the detector in one batch.  The detection in the window
 that best overlaps the first box (weighted by its score) replaces it.  On the
-tuning sets this raised card-level F1 from 0.817 to 0.871 (synthetic scenes
-at phone resolution), 0.713 to 0.731 (640 px scenes) and 0.953 to 0.955
-(real training photos), for about 1-2 ms per corner.  With the shipped
-models it still costs two cards on the real validation photos, so the
-reader only uses it when asked (``vision.reader.REFINE_BOXES``, ``eval --refine``).
+tuning sets, with the current classifier, this raises card-level F1 from
+0.890 to 0.925 (synthetic scenes at phone resolution) and 0.975 to 0.977
+(real training photos), for about 2-3 ms per corner.  The reader uses it by
+default (``vision.reader.REFINE_BOXES``; ``eval --no-refine`` measures without).
 """
 from __future__ import annotations
 

@@ -1,0 +1,85 @@
+"""Reading each corner from several slightly shifted views (vision.reader.VIEW_SHIFTS).
+
+Scripted: the joint code probabilities are a proper distribution; one view
+reads exactly as the single crop did; averaging views is the mean of the
+single-view readings; and a box knocked off its index is read right more
+often with the views than without (on the 20-card phone-resolution fixture).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.index_crops import ALL_OUTPUTS, joint_probs, shifted_box, top_codes
+
+ROOT = Path(__file__).resolve().parents[1]
+PHOTO = ROOT / "tests" / "fixtures" / "photos" / "synthetic_hr_ts4242_0000109.jpg"
+HAVE_MODELS = (ROOT / "models" / "index_classifier.onnx").exists()
+
+
+def test_joint_probabilities_cover_every_code_and_sum_to_at_most_one():
+    rng = np.random.default_rng(0)
+    probs = joint_probs(rng.normal(size=(7, 24)), rng.normal(size=(7, 5)))
+    assert probs.shape == (7, len(ALL_OUTPUTS))
+    assert np.all(probs >= 0) and np.all(probs.sum(axis=1) <= 1 + 1e-9)
+
+
+def test_top_codes_are_best_first():
+    probs = np.zeros((1, len(ALL_OUTPUTS)))
+    probs[0, ALL_OUTPUTS.index("7H")] = 0.6
+    probs[0, ALL_OUTPUTS.index("WILD")] = 0.3
+    assert top_codes(probs, 2) == [[("7H", 0.6), ("WILD", 0.3)]]
+
+
+def test_shifted_box_moves_by_a_share_of_its_own_size():
+    assert shifted_box((10, 20, 30, 60), 0.1, -0.25) == pytest.approx((12, 10, 32, 50))
+    assert shifted_box((10, 20, 30, 60), 0, 0) == (10, 20, 30, 60)
+
+
+needs_models = pytest.mark.skipif(not HAVE_MODELS, reason="shipped models missing")
+
+
+@pytest.fixture(scope="module")
+def image():
+    return cv2.imread(str(PHOTO))
+
+
+@pytest.fixture(scope="module")
+def readers():
+    from vision.reader import CardReader, VIEW_SHIFTS
+    assert len(VIEW_SHIFTS) > 1 and VIEW_SHIFTS[0] == (0.0, 0.0)
+    return CardReader(views=((0.0, 0.0),)), CardReader()
+
+
+@needs_models
+def test_views_average_the_single_view_readings(readers, image):
+    from vision.detector import Corner
+    from vision.reader import VIEW_SHIFTS
+    single, multi = readers
+    corners = single.find_corners(image)[:6]
+    alone = [single.classify(image, [Corner(shifted_box(c.box, dx, dy), c.score)]) for dx, dy in VIEW_SHIFTS
+             for c in corners]
+    together = multi.classify(image, corners)
+    for i, read in enumerate(together):
+        expected = np.mean([alone[v * len(corners) + i][0].prob_of(read.code) or 0.0
+                            for v in range(len(VIEW_SHIFTS))])
+        # a view whose top five lacks the code contributes under its fifth-best probability
+        assert read.prob == pytest.approx(expected, abs=0.02)
+
+
+@needs_models
+def test_views_read_knocked_boxes_at_least_as_well(readers, image):
+    single, multi = readers
+    truth = {c.box: c.code for c in multi.classify(image, multi.find_corners(image)) if c.prob > 0.9}
+    assert len(truth) >= 10
+    from vision.detector import Corner
+    knocked = [Corner(shifted_box(b, dx, dy), 1.0) for b in truth for dx, dy in ((0.15, 0.1), (-0.12, 0.12))]
+    codes = [truth[b] for b in truth for _ in range(2)]
+
+    def right(reader):
+        return sum(r.code == code for r, code in zip(reader.classify(image, knocked), codes))
+
+    assert right(multi) >= right(single)
