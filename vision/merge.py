@@ -70,6 +70,12 @@ def _could_pair(a: ReadCorner, b: ReadCorner) -> bool:
     return _distance(a, b) <= MAX_PAIR_DISTANCE_IN_INDEX_HEIGHTS * max(a.size, b.size)
 
 
+def _ends_apart(a: ReadCorner, b: ReadCorner) -> bool:
+    """As far apart as the two ends of one card: not side by side, not out of reach."""
+    size = max(a.size, b.size)
+    return MIN_PAIR_DISTANCE_IN_INDEX_HEIGHTS * size <= _distance(a, b) <= MAX_PAIR_DISTANCE_IN_INDEX_HEIGHTS * size
+
+
 def _card(code: str, corners: list[ReadCorner]) -> MergedCard:
     miss = 1.0
     for c in corners:
@@ -112,11 +118,7 @@ def fuse_card_ends(corners: list[ReadCorner]) -> list[ReadCorner]:
     for i, a in enumerate(corners):
         for j in range(i + 1, len(corners)):
             b = corners[j]
-            size = max(a.size, b.size)
-            if min(a.size, b.size) < 0.6 * size:
-                continue
-            d = _distance(a, b)
-            if not (MIN_PAIR_DISTANCE_IN_INDEX_HEIGHTS * size <= d <= MAX_PAIR_DISTANCE_IN_INDEX_HEIGHTS * size):
+            if min(a.size, b.size) < 0.6 * max(a.size, b.size) or not _ends_apart(a, b):
                 continue
             code, p = _joint(a, b)
             if code == "JUNK" or p < FUSED_MIN_PROB or p <= max(a.prob, b.prob):
@@ -206,11 +208,9 @@ def _pair_up(group: list[ReadCorner]) -> list[list[ReadCorner]]:
     pairs = sorted(((_distance(group[i], group[j]), i, j) for i in remaining for j in remaining if i < j))
     used: set[int] = set()
     clusters: list[list[ReadCorner]] = []
-    for d, i, j in pairs:
-        if i in used or j in used or not _could_pair(group[i], group[j]):
-            continue
-        if d < MIN_PAIR_DISTANCE_IN_INDEX_HEIGHTS * max(group[i].size, group[j].size):
-            continue  # side by side, as in a cascade: two cards, not the two ends of one
+    for _, i, j in pairs:
+        if i in used or j in used or not _ends_apart(group[i], group[j]):
+            continue  # side by side (as in a cascade) or out of reach: not the two ends of one card
         used.update((i, j))
         clusters.append([group[i], group[j]])
     clusters.extend([group[i]] for i in remaining if i not in used)
