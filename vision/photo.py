@@ -22,6 +22,11 @@ MAX_FILE_BYTES = 25 * 1024 * 1024        # a 12 MP phone JPEG is 3-8 MB
 MAX_PIXELS = 60_000_000                   # 60 MP: more is a bomb or a scan, not a photo
 MIN_SIDE = 32                             # below this no card can be read
 WORK_LONG_SIDE = 2048                     # decode no larger than this (keeps memory bounded)
+# A JPEG decoded at 1/2 scale in the DCT needs no resize afterwards, and that
+# is several times faster than a full decode and a shrink (a 4000x3000 photo:
+# ~40 ms against ~210 ms).  So the working size may fall this far below
+# WORK_LONG_SIDE (4000 px -> 2000 px) to get it; indices 2 % smaller read the same.
+MIN_DRAFT_FRACTION = 0.9
 # Formats without reduced-scale decoding (PNG, WebP, TIFF, BMP, GIF) are decoded whole
 # (up to 4 bytes a pixel), so they get a lower cap: 40 MP is 160 MB at most.
 MAX_WHOLE_DECODE_PIXELS = 40_000_000
@@ -114,7 +119,7 @@ def load_photo(data: bytes, work_long_side: int = WORK_LONG_SIDE) -> Photo:
             warnings.simplefilter("ignore")  # Pillow warns about odd metadata; the pixels decide
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             if fmt == "JPEG":
-                img.draft("RGB", (work_long_side, work_long_side))  # decode at 1/2..1/8 scale when possible
+                img.draft("RGB", _draft_request(w, h, work_long_side))  # decode at 1/2..1/8 scale when possible
             img.load()
             img = _small_rgb(img, work_long_side)
             method = _TRANSPOSE.get(orientation)
@@ -153,6 +158,17 @@ def _orientation(img: Image.Image) -> int:
     except Exception:
         return 1
     return value if isinstance(value, int) and 1 <= value <= 8 else 1
+
+
+def _draft_request(w: int, h: int, long_side: int) -> tuple[int, int]:
+    """The size to ask JPEG draft mode for: the photo's shape, long side MIN_DRAFT_FRACTION x ``long_side``.
+
+    Draft mode picks the largest DCT reduction that keeps *both* sides at
+    least as large as asked, so the request must have the photo's shape: a
+    square request would keep a 4000x3000 photo at full size.
+    """
+    k = min(1.0, long_side * MIN_DRAFT_FRACTION / max(w, h))
+    return max(1, int(np.ceil(w * k))), max(1, int(np.ceil(h * k)))
 
 
 def _small_rgb(img: Image.Image, long_side: int) -> Image.Image:
