@@ -21,7 +21,7 @@ import cv2  # noqa: E402
 
 from vision import merge  # noqa: E402
 from vision.evaluate import truth_for  # noqa: E402
-from vision.reader import CardReader, get_reader  # noqa: E402
+from vision.reader import reader_with  # noqa: E402
 from vision.yolo_data import dataset_images, label_path  # noqa: E402
 
 
@@ -29,7 +29,7 @@ SHIPPED_MIN_CORNER_PROB = merge.MIN_CORNER_PROB
 
 
 def collect(sources: list[str], limit: int | None, refine: bool | None = None):
-    reader = get_reader() if refine is None else CardReader(refine=refine)
+    reader = reader_with(refine)
     rows = []
     for src in sources:
         data_yaml, split = src.rsplit(":", 1) if ":" in src else (src, "train")

@@ -83,3 +83,13 @@ def test_views_read_knocked_boxes_at_least_as_well(readers, image):
         return sum(r.code == code for r, code in zip(reader.classify(image, knocked), codes))
 
     assert right(multi) >= right(single)
+
+
+@needs_models
+def test_reader_with_forces_only_what_it_is_told():
+    from vision.reader import REFINE_BOXES, VIEW_SHIFTS, get_reader, reader_with
+    assert reader_with() is get_reader()
+    single = reader_with(views=False)
+    assert single.views == ((0.0, 0.0),) and single.refine == REFINE_BOXES
+    plain = reader_with(refine=not REFINE_BOXES)
+    assert plain.refine != REFINE_BOXES and plain.views == VIEW_SHIFTS

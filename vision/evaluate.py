@@ -48,13 +48,9 @@ def truth_for(labels: Path, names: list[str], w: int, h: int) -> Counter:
 
 def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors: int = 0,
              refine: bool | None = None, views: bool | None = None) -> dict:
-    from vision.reader import REFINE_BOXES, VIEW_SHIFTS, CardReader, get_reader
+    from vision.reader import reader_with
 
-    if refine is None and views is None:
-        reader = get_reader()
-    else:
-        reader = CardReader(refine=REFINE_BOXES if refine is None else refine,
-                            views=VIEW_SHIFTS if views in (None, True) else ((0.0, 0.0),))
+    reader = reader_with(refine, views)
     images, names = dataset_images(data_yaml, split)
     if limit:
         images = images[:limit]

@@ -176,6 +176,17 @@ def _tile_starts(length: int, tile: int) -> list[int]:
     return [int(round(i * (length - tile) / (n - 1))) for i in range(n)]
 
 
+def reader_with(refine: bool | None = None, views: bool | None = None) -> CardReader:
+    """The shared reader, or a new one with refinement and/or the shifted views forced on or off.
+
+    ``None`` keeps the shipped setting; measuring commands use this to compare settings.
+    """
+    if refine is None and views is None:
+        return get_reader()
+    return CardReader(refine=REFINE_BOXES if refine is None else refine,
+                      views=VIEW_SHIFTS if views in (None, True) else ((0.0, 0.0),))
+
+
 _READER: CardReader | None = None
 _READER_LOCK = threading.Lock()
 
