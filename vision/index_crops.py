@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 from vision.classes import OPTIONAL_CODES, RANKS, SUITS
+from vision.resample import warp_window
 
 INPUT_SIZE = 32
 INPUT_EXPAND = 1.2
@@ -49,11 +50,10 @@ def cut_crop(image: np.ndarray, box: tuple[float, float, float, float], expand: 
     x1, y1, x2, y2 = box
     cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
     hw, hh = max(x2 - x1, 2) * expand / 2, max(y2 - y1, 2) * expand / 2
-    src = np.float32([[cx - hw, cy - hh], [cx + hw, cy - hh], [cx - hw, cy + hh]])
-    dst = np.float32([[0, 0], [size, 0], [0, size]])
-    m = cv2.getAffineTransform(src, dst)
-    interp = cv2.INTER_AREA if hw * 2 > size * 1.5 else cv2.INTER_LINEAR
-    return cv2.warpAffine(image, m, (size, size), flags=interp, borderMode=cv2.BORDER_REPLICATE)
+    # the box's grown corner (cx - hw, cy - hh) lands on output (0, 0), its far corner on (size, size)
+    sx, sy = size / (2 * hw), size / (2 * hh)
+    tx, ty = (hw - cx) * sx, (hh - cy) * sy
+    return warp_window(image, sx, sy, tx, ty, (size, size), cv2.BORDER_REPLICATE)
 
 
 def to_input(crops: np.ndarray) -> np.ndarray:

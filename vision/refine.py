@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from vision.detector import PAD_GREY, Corner, CornerDetector
+from vision.resample import warp_window
 from vision.yolo_data import box_iou
 
 WINDOW_PX = 128        # the window fed to the detector: an index lands at ~WINDOW_PX / WINDOW_SPAN tall
@@ -47,10 +48,8 @@ def _refine_batch(detector: CornerDetector, image: np.ndarray, corners: list[Cor
         x1, y1, x2, y2 = c.box
         cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
         scale = WINDOW_PX / (max(x2 - x1, y2 - y1) * WINDOW_SPAN)
-        m = np.float32([[scale, 0, WINDOW_PX / 2 - scale * cx], [0, scale, WINDOW_PX / 2 - scale * cy]])
-        interp = cv2.INTER_AREA if scale < 0.67 else cv2.INTER_LINEAR
-        patch = cv2.warpAffine(image, m, (WINDOW_PX, WINDOW_PX), flags=interp,
-                               borderMode=cv2.BORDER_CONSTANT, borderValue=PAD_GREY)
+        patch = warp_window(image, scale, scale, WINDOW_PX / 2 - scale * cx, WINDOW_PX / 2 - scale * cy,
+                            (WINDOW_PX, WINDOW_PX), cv2.BORDER_CONSTANT, PAD_GREY)
         windows.append(patch)
         frames.append((scale, cx, cy))
     raw = detector.run(np.stack(windows))  # [N, 5, anchors]
