@@ -219,7 +219,8 @@ def train(banks: list[Path], val_bank: Path | None, minutes: float, batch: int, 
             print(f"step {step} crops {seen} loss {loss.item():.3f} {seen / (time.time() - t0):.0f} crops/s", flush=True)
     MODELS.mkdir(exist_ok=True)
     torch.save(model.state_dict(), CLASSIFIER_PT)
-    result = {"crops_seen": seen, "seconds": round(time.time() - t0), "banks": [b.name for b in banks]}
+    result = {"crops_seen": seen, "seconds": round(time.time() - t0), "banks": [b.name for b in banks], "lr": lr,
+              "seed": seed}
     if val_bank is not None:
         result["val"] = evaluate_bank(model, val_bank, torch)
     export_onnx(model, torch)
@@ -286,6 +287,8 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--lr", type=float, default=3e-3)
     t.add_argument("--threads", type=int, default=1)
     t.add_argument("--fresh", action="store_true")
+    t.add_argument("--seed", type=int, default=0, help="sampling and augmentation seed (vary it when resuming, "
+                   "or a resumed run sees the same crops in the same order again)")
     a = p.parse_args(argv)
     if a.what in ("bank", "mine"):
         sources = [(Path(s.rsplit(":", 1)[0]), s.rsplit(":", 1)[1] if ":" in s else "train") for s in a.source]
@@ -296,5 +299,5 @@ def main(argv: list[str] | None = None) -> int:
             build_bank(sources, Path(a.out), a.junk, a.limit)
     else:
         print(json.dumps(train([Path(x) for x in a.bank], Path(a.val) if a.val else None, a.minutes, a.batch,
-                               a.lr, a.fresh, a.threads)))
+                               a.lr, a.fresh, a.threads, a.seed)))
     return 0
