@@ -29,14 +29,20 @@ WORK = REPO / "datasets" / "work"
 
 def train_detector(data: str, epochs: int, imgsz: int, batch: int, name: str, fresh: bool,
                    fraction: float = 1.0, workers: int = 2, lr0: float | None = None,
-                   warmup_epochs: float = 3.0, close_mosaic: int = 0) -> Path:
+                   warmup_epochs: float = 3.0, close_mosaic: int = 0, optimizer: str = "auto") -> Path:
+    """Train (resume) the corner detector; ``lr0`` only counts with a named optimizer.
+
+    Ultralytics' ``optimizer="auto"`` picks AdamW at lr 0.002 for short runs
+    and silently ignores ``lr0``; a resumed run that should start lower than
+    that (the weights are already trained) has to name the optimizer.
+    """
     ultra_offline.configure()
     from ultralytics import YOLO
 
     start = DETECTOR_PT if DETECTOR_PT.exists() and not fresh else DETECTOR_CFG
     print(f"detector: starting from {start.relative_to(REPO)}", flush=True)
     model = YOLO(str(start), task="detect")
-    extra = {} if lr0 is None else {"lr0": lr0}
+    extra = {"optimizer": optimizer} if lr0 is None else {"lr0": lr0, "optimizer": optimizer}
     t0 = time.time()
     model.train(
         data=data, epochs=epochs, imgsz=imgsz, batch=batch, device="cpu", workers=workers,
@@ -51,7 +57,8 @@ def train_detector(data: str, epochs: int, imgsz: int, batch: int, name: str, fr
     last = run_dir / "weights" / "last.pt"
     MODELS.mkdir(exist_ok=True)
     shutil.copyfile(last, DETECTOR_PT)
-    log = {"data": data, "epochs": epochs, "imgsz": imgsz, "seconds": round(time.time() - t0),
+    log = {"data": data, "epochs": epochs, "imgsz": imgsz, "fraction": fraction, "optimizer": optimizer,
+           **({} if lr0 is None else {"lr0": lr0}), "seconds": round(time.time() - t0),
            "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
     with open(MODELS / "training_log.jsonl", "a") as fh:
         fh.write(json.dumps({"model": "corner_detector", **log}) + "\n")
@@ -117,7 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("--batch", type=int, default=16)
     d.add_argument("--fraction", type=float, default=1.0)
     d.add_argument("--workers", type=int, default=2)
-    d.add_argument("--lr0", type=float, default=None)
+    d.add_argument("--lr0", type=float, default=None, help="only used with a named --optimizer")
+    d.add_argument("--optimizer", default="auto", help="auto (AdamW at 0.002 for short runs), AdamW, SGD")
     d.add_argument("--warmup-epochs", type=float, default=3.0)
     d.add_argument("--close-mosaic", type=int, default=0)
     d.add_argument("--name", default="detector")
@@ -140,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.what == "detector":
         print(train_detector(args.data, args.epochs, args.imgsz, args.batch, args.name, args.fresh,
                              args.fraction, args.workers, args.lr0, args.warmup_epochs,
-                             args.close_mosaic))
+                             args.close_mosaic, args.optimizer))
     elif args.what == "detector-view":
         print(detector_view(Path(args.data), Path(args.out)))
     elif args.what == "export":
