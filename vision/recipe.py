@@ -3,41 +3,54 @@
 Generated images are git-ignored; this module (``python -m vision train
 recipe``) regenerates them, exports the real photos' split, makes the
 detector's one-class views and crop banks, and writes the combined data
-files the training commands read.  Nothing here is downloaded.
+files the training commands read.  Nothing here is downloaded.  The seeds,
+counts and banks are data, not code: ``datasets/recipe.json``.
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 GENERATED = REPO / "datasets" / "generated"
 WORK = REPO / "datasets" / "work"
 
-# name -> (seed, count, file prefix, image size); the same seeds produced the shipped models.
-# The 2048 px sets are the same kind of scene at the size the reader works at
-# (``vision.photo.WORK_LONG_SIDE``: a phone photo is decoded to 2048 px), so
-# their indices are as legible as in a real photo; at 640 px a third of the
-# indices are under 12 px tall.
-SYNTH_SETS = {
-    "synth_a": (100, 6000, "s100", 640),
-    "synth_b": (200, 8000, "b", 640),
-    "synth_val": (7, 300, "v", 640),          # validation during detector training; tuning
-    "synth_test": (4242, 300, "t", 640),      # held out: only `python -m vision eval` reads it
-    "synth_hr_c": (300, 3000, "c", 2048),     # classifier crops (labelled and mined)
-    "synth_hr_val": (7, 150, "v", 2048),      # tuning, the scenes of synth_val at phone resolution
-    "synth_hr_test": (4242, 300, "t", 2048),  # held out: the scenes of synth_test at phone resolution
-}
-TRAIN_SETS = ("synth_a", "synth_b")
-DETECTOR_VIEWS = ("synth_a", "synth_b", "synth_val")
+RECIPE_FILE = REPO / "datasets" / "recipe.json"
+
+
+def load_recipe(path: Path = RECIPE_FILE) -> dict:
+    """The tracked dataset config (``datasets/recipe.json``), checked so a bad edit fails loudly.
+
+    The seeds there produced the shipped models; the held-out sets must never
+    share a seed (and so scenes) with a set that is trained on.
+    """
+    recipe = json.loads(Path(path).read_text())
+    sets = recipe["synthetic_sets"]
+    for name in recipe["train_sets"] + recipe["detector_views"] + recipe["held_out"]:
+        if name not in sets:
+            raise ValueError(f"{path}: {name!r} is not in synthetic_sets")
+    trained = {sets[n]["seed"] for n in sets if n not in recipe["held_out"] and not n.endswith("val")}
+    for name in recipe["held_out"]:
+        if sets[name]["seed"] in trained:
+            raise ValueError(f"{path}: held-out set {name!r} shares seed {sets[name]['seed']} with a training set")
+    return recipe
+
+
+_RECIPE = load_recipe()
+# name -> (seed, count, file prefix, image size).  The 2048 px sets are the
+# same kind of scene at the size the reader works at (``vision.photo``: a
+# phone photo is decoded to 2048 px), so their indices are as legible as in
+# a real photo; at 640 px a third of the indices are under 12 px tall.
+SYNTH_SETS = {name: (s["seed"], s["count"], s["prefix"], s["imgsz"])
+              for name, s in _RECIPE["synthetic_sets"].items()}
+HELD_OUT = tuple(_RECIPE["held_out"])    # only `python -m vision eval` reads these
+TRAIN_SETS = tuple(_RECIPE["train_sets"])
+DETECTOR_VIEWS = tuple(_RECIPE["detector_views"])
 # hard examples cut with the reader shipped at the time (vision.hard_negatives):
 # bank -> (training sets as data.yaml paths under datasets/, at most this many images from each,
 #          boxes from the refining second look)
-MINED_BANKS = {
-    "mined_real": (("work/real_codes/data.yaml",), None, False),
-    "mined_synth": (("generated/synth_a/data.yaml", "generated/synth_b/data.yaml"), 1200, False),
-    "mined_hr_c": (("generated/synth_hr_c/data.yaml",), 2000, True),
-    "mined_real_r": (("work/real_codes/data.yaml",), None, True),
-}
+MINED_BANKS = {name: (tuple(b["sources"]), b["limit"], b["refine"])
+               for name, b in _RECIPE["mined_banks"].items()}
 
 
 def mixed_yaml(name: str, synth_sets: tuple[str, ...]) -> Path:
