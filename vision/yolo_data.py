@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
-
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png"}
 
 
 def dataset_images(data_yaml: Path, split: str) -> tuple[list[Path], list[str]]:
     """Sorted image paths of ``split`` (falling back to 'train') and the class names."""
+    import yaml  # PyYAML comes with the training extra; the reader (box_iou, read_boxes) must not need it
+
     cfg = yaml.safe_load(Path(data_yaml).read_text())
     root = Path(cfg.get("path") or Path(data_yaml).parent)
     if not root.is_absolute():
