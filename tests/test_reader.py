@@ -93,3 +93,40 @@ def test_detect_command_json_contract(tmp_path):
             assert set(c) == {"card", "confidence", "box"} and len(c["box"]) == 4
     assert "error" in out[-1]
     assert len(list((tmp_path / "ann").glob("*.jpg"))) == 2
+
+
+def _read_corner(code: str, height: float, prob: float = 0.9):
+    from vision.merge import ReadCorner
+    return ReadCorner((10.0, 10.0, 10.0 + height * 0.6, 10.0 + height), code, prob)
+
+
+def test_second_look_runs_for_huge_or_no_indices_only():
+    from vision.reader import DETECT_SIZE, SECOND_LOOK_INDEX_PX, CardReader
+
+    photo = np.zeros((2048, 1536, 3), np.uint8)
+    to_photo = 2048 / DETECT_SIZE  # an index this many photo pixels tall is 1 px at the detector's size
+    tall = (SECOND_LOOK_INDEX_PX + 10) * to_photo
+    short = (SECOND_LOOK_INDEX_PX - 10) * to_photo
+    assert CardReader._wants_second_look(photo, [])                                   # nothing read at all
+    assert CardReader._wants_second_look(photo, [_read_corner("JUNK", tall)])         # only junk
+    assert CardReader._wants_second_look(photo, [_read_corner("7H", short, 0.3)])     # only unsure reads
+    assert CardReader._wants_second_look(photo, [_read_corner("7H", tall), _read_corner("KS", tall)])
+    assert not CardReader._wants_second_look(photo, [_read_corner("7H", short), _read_corner("KS", short)])
+    assert not CardReader._wants_second_look(np.zeros((300, 300, 3), np.uint8), [])  # too small to shrink
+
+
+def test_second_look_keeps_first_pass_corners(reader, monkeypatch):
+    """Corners the second look finds again are not read twice (one card, no 'seen twice' warning)."""
+    import vision.reader as R
+
+    name = "realphotos_IMG_20220921_194151_jpg.jpg"
+    monkeypatch.setattr(R, "SECOND_LOOK_INDEX_PX", 0.0)  # force it on
+    reading = reader.read((PHOTOS / name).read_bytes())
+    assert sorted(reading.codes) == sorted(EXPECTED[name]["cards"]), reading.to_json()
+    assert not any("appears" in w for w in reading.warnings), reading.warnings
+
+
+def test_bench_photos_are_committed_fixtures():
+    from vision.bench import BENCH_FIXTURES, FIXTURES
+
+    assert all((FIXTURES / name).is_file() for name in BENCH_FIXTURES)

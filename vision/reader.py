@@ -18,10 +18,11 @@ import numpy as np
 
 from vision.detector import Corner, CornerDetector, make_session, nms_corners
 from vision.index_crops import INPUT_EXPAND, INPUT_SIZE, cut_crop, joint_probs, shifted_box, to_input, top_codes
-from vision.merge import MergedCard, ReadCorner, merge_corners
+from vision.merge import MIN_CORNER_PROB, MergedCard, ReadCorner, merge_corners
 from vision.photo import load_photo
 from vision.refine import refine_corners
 from vision.quality import photo_warnings
+from vision.yolo_data import box_iou
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 DETECTOR_PATH = MODELS / "corner_detector.onnx"
@@ -31,6 +32,16 @@ SMALL_INDEX_PX = 12       # median index height (at DETECT_SIZE) below which we 
 LARGE_INDEX_PX = 72       # ... above which we look again at a smaller size
 TARGET_INDEX_PX = 36      # the index height the second look aims for
 MIN_DETECT_SIZE = 224
+# The second look for close-ups.  When indices are huge the detector at
+# DETECT_SIZE often finds only some of them (or proposes only boxes on court
+# art, all turned down as JUNK), so the rescue above, which needs the
+# found indices to be huge, never fires.  So whenever the indices read so far
+# are tall at DETECT_SIZE, or none was read at all, the photo is detected
+# again at SECOND_LOOK_SIZE and the corners found there that the first pass
+# missed are read too.  Photos of a table with ordinary indices never pay
+# for it.
+SECOND_LOOK_SIZE = 288
+SECOND_LOOK_INDEX_PX = 48  # median read-index height at DETECT_SIZE above which the second look runs
 TILE_OVERLAP = 0.2
 LOW_CONFIDENCE = 0.6      # cards under this are flagged for a person to check
 # The detector only proposes: a low threshold finds faint and small indices,
@@ -106,6 +117,11 @@ class CardReader:
         height = height or int(round(image.shape[0] * to_photo))
         corners = self.find_corners(image)
         read = self.classify(image, corners)
+        if self._wants_second_look(image, read):
+            seen = [r.box for r in read]
+            extra = [c for c in self.find_corners(image, SECOND_LOOK_SIZE)
+                     if not seen or max(box_iou(c.box, b) for b in seen) < 0.5]
+            read = read + self.classify(image, extra)
         merged, warnings = merge_corners(read)
         cards = tuple(self._to_card(m, to_photo) for m in merged)
         warnings = list(warnings)
@@ -121,8 +137,12 @@ class CardReader:
         return Reading(cards, tuple(warnings), width, height, tuple(read))
 
     # -------------------------------------------------------------- steps
-    def find_corners(self, image: np.ndarray) -> list[Corner]:
+    def find_corners(self, image: np.ndarray, size: int | None = None) -> list[Corner]:
+        """Corner proposals in image pixels; ``size`` forces one detector input size (no rescue, no tiles)."""
         with self._lock:  # onnxruntime sessions are thread-safe, but one inference at a time is faster on 2 cores
+            if size is not None:
+                corners = self.detector.detect(image, size)
+                return refine_corners(self.detector, image, corners) if self.refine else corners
             corners = self.detector.detect(image, DETECT_SIZE)
             median = _median_height(corners, DETECT_SIZE / max(image.shape[:2]))
             if corners and median > LARGE_INDEX_PX:
@@ -148,6 +168,15 @@ class CardReader:
                     out.append(Corner((b[0] + x0, b[1] + y0, b[2] + x0, b[3] + y0), c.score))
         return out
 
+    @staticmethod
+    def _wants_second_look(image: np.ndarray, read: list[ReadCorner]) -> bool:
+        if max(image.shape[:2]) < SECOND_LOOK_SIZE * 1.25:
+            return False
+        indices = [r for r in read if r.code != "JUNK" and r.prob >= MIN_CORNER_PROB]
+        if not indices:
+            return True
+        return _median_height(indices, DETECT_SIZE / max(image.shape[:2])) > SECOND_LOOK_INDEX_PX
+
     def classify(self, image: np.ndarray, corners: list[Corner]) -> list[ReadCorner]:
         if not corners:
             return []
@@ -163,8 +192,8 @@ class CardReader:
         return DetectedCard(m.code, m.confidence, tuple(round(v * k, 1) for v in m.box))
 
 
-def _median_height(corners: list[Corner], scale: float) -> float:
-    heights = sorted(c.height * scale for c in corners)
+def _median_height(corners: list[Corner] | list[ReadCorner], scale: float) -> float:
+    heights = sorted((c.box[3] - c.box[1]) * scale for c in corners)
     return heights[len(heights) // 2] if heights else 0.0
 
 
