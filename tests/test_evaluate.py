@@ -81,3 +81,25 @@ def test_evaluate_scores_the_fixtures_and_counts_a_wrong_label(dataset):
     assert r["per_class"][absent] == {"precision": 0.0, "recall": 0.0, "support": 1}  # never read
     assert r["per_class"]["5C"]["precision"] < 1.0
     assert r["errors"] == [f"synthetic_ts4242_0000026.jpg: missed ['{absent}'] extra ['5C']"]
+
+
+@pytest.mark.skipif(not HAVE_MODELS, reason="shipped models missing")
+def test_candidate_weights_are_scored_in_place_of_the_shipped_ones(dataset, tmp_path):
+    from vision.reader import CLASSIFIER_PATH, DETECTOR_PATH
+
+    candidate = tmp_path / "candidate.onnx"
+    shutil.copyfile(DETECTOR_PATH, candidate)
+    r = evaluate(dataset / "data.yaml", "train", detector=candidate, classifier=CLASSIFIER_PATH)
+    assert (r["fp"], r["fn"], r["f1"]) == (0, 0, 1.0)
+    candidate.write_bytes(b"not a model")  # the candidate file is what gets loaded
+    with pytest.raises(Exception, match="(?i)protobuf|parse|invalid|load"):
+        evaluate(dataset / "data.yaml", "train", detector=candidate)
+
+
+def test_eval_names_a_missing_candidate_file(capsys, tmp_path):
+    from vision.evaluate import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main([str(tmp_path / "data.yaml"), "--detector", str(tmp_path / "nope.onnx")])
+    assert exit_.value.code == 2
+    assert f"--detector {tmp_path / 'nope.onnx'}: no such file" in capsys.readouterr().err

@@ -47,10 +47,11 @@ def truth_for(labels: Path, names: list[str], w: int, h: int) -> Counter:
 
 
 def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors: int = 0,
-             refine: bool | None = None, views: bool | None = None) -> dict:
+             refine: bool | None = None, views: bool | None = None, detector: Path | None = None,
+             classifier: Path | None = None) -> dict:
     from vision.reader import reader_with
 
-    reader = reader_with(refine, views)
+    reader = reader_with(refine, views, detector, classifier)
     images, names = dataset_images(data_yaml, split)
     if limit:
         images = images[:limit]
@@ -104,8 +105,15 @@ def main(argv: list[str] | None = None) -> int:
                    help="force the refining second look on corner boxes on or off (default: the reader's)")
     p.add_argument("--views", action=argparse.BooleanOptionalAction, default=None,
                    help="read each corner from several shifted views (default) or from its box alone")
+    p.add_argument("--detector", type=Path, default=None,
+                   help="score candidate detector weights (ONNX) instead of models/corner_detector.onnx")
+    p.add_argument("--classifier", type=Path, default=None,
+                   help="score candidate classifier weights (ONNX) instead of models/index_classifier.onnx")
     a = p.parse_args(argv)
-    r = evaluate(Path(a.data), a.split, a.limit, a.errors, a.refine, a.views)
+    for flag, path in (("--detector", a.detector), ("--classifier", a.classifier)):
+        if path is not None and not path.is_file():
+            p.error(f"{flag} {path}: no such file")
+    r = evaluate(Path(a.data), a.split, a.limit, a.errors, a.refine, a.views, a.detector, a.classifier)
     if a.json:
         print(json.dumps(r, indent=1))
         return 0

@@ -205,14 +205,17 @@ def _tile_starts(length: int, tile: int) -> list[int]:
     return [int(round(i * (length - tile) / (n - 1))) for i in range(n)]
 
 
-def reader_with(refine: bool | None = None, views: bool | None = None) -> CardReader:
-    """The shared reader, or a new one with refinement and/or the shifted views forced on or off.
+def reader_with(refine: bool | None = None, views: bool | None = None, detector: Path | None = None,
+                classifier: Path | None = None) -> CardReader:
+    """The shared reader, or a new one with settings forced or candidate weights swapped in.
 
-    ``None`` keeps the shipped setting; measuring commands use this to compare settings.
+    ``None`` keeps the shipped setting or model; measuring commands use this
+    to compare settings, and candidate weights before they replace the shipped ones.
     """
-    if refine is None and views is None:
+    if refine is None and views is None and detector is None and classifier is None:
         return get_reader()
-    return CardReader(refine=REFINE_BOXES if refine is None else refine,
+    return CardReader(detector or DETECTOR_PATH, classifier or CLASSIFIER_PATH,
+                      refine=REFINE_BOXES if refine is None else refine,
                       views=VIEW_SHIFTS if views in (None, True) else ((0.0, 0.0),))
 
 
