@@ -77,3 +77,18 @@ def test_refuses_to_mine_the_real_validation_photos(scenes, tmp_path, monkeypatc
     (tmp_path / "images").mkdir()
     with pytest.raises(ValueError, match="validation split"):
         hard_negatives.mine([(leaked / "data.yaml", "train")], tmp_path / "x.npz")
+
+
+def test_candidate_detector_weights_mine_like_the_shipped_ones(scenes, tmp_path):
+    import shutil
+
+    from vision.hard_negatives import mine
+    from vision.reader import DETECTOR_PATH
+
+    candidate = tmp_path / "candidate.onnx"
+    shutil.copyfile(DETECTOR_PATH, candidate)
+    shipped = mine([(scenes / "data.yaml", "train")], tmp_path / "a.npz")
+    assert mine([(scenes / "data.yaml", "train")], tmp_path / "b.npz", detector=candidate) == shipped
+    candidate.write_bytes(b"not a model")  # the candidate file is what gets loaded
+    with pytest.raises(Exception, match="(?i)protobuf|parse|invalid|load"):
+        mine([(scenes / "data.yaml", "train")], tmp_path / "c.npz", detector=candidate)

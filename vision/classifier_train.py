@@ -279,6 +279,8 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--limit", type=int, default=None, help="at most this many images per source (random)")
     m.add_argument("--seed", type=int, default=0)
     m.add_argument("--refine", action="store_true", help="mine the boxes of the refining second look")
+    m.add_argument("--detector", type=Path, default=None,
+                   help="mine with candidate detector weights (ONNX) instead of the shipped ones")
     t = sub.add_parser("fit", help="train on crop banks")
     t.add_argument("--bank", action="append", required=True)
     t.add_argument("--val", default=None)
@@ -294,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
         sources = [(Path(s.rsplit(":", 1)[0]), s.rsplit(":", 1)[1] if ":" in s else "train") for s in a.source]
         if a.what == "mine":
             from vision.hard_negatives import mine
-            mine(sources, Path(a.out), a.limit, a.seed, a.refine)
+            mine(sources, Path(a.out), a.limit, a.seed, a.refine, a.detector)
         else:
             build_bank(sources, Path(a.out), a.junk, a.limit)
     else:

@@ -41,10 +41,12 @@ def _not_ours(img_path: Path, w: int, h: int) -> list[tuple[float, float, float,
 
 
 def mine(sources: list[tuple[Path, str]], out: Path, limit: int | None = None, seed: int = 0,
-         refine: bool = False) -> dict:
-    from vision.reader import CardReader
+         refine: bool = False, detector: Path | None = None) -> dict:
+    """Mine ``sources`` into the bank ``out``; ``detector`` swaps in candidate weights (the false
+    alarms worth teaching are those of the detector that will be shipped)."""
+    from vision.reader import DETECTOR_PATH, CardReader
 
-    reader = CardReader(refine=refine)
+    reader = CardReader(detector or DETECTOR_PATH, refine=refine)
     rng = np.random.default_rng(seed)
     crops, ranks, suits = [], [], []
     stats = {"images": 0, "junk": 0, "not_ours": 0, "positives": 0, "ambiguous": 0}
