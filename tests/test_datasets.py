@@ -52,3 +52,55 @@ def test_the_split_rule_still_picks_the_listed_validation_photos():
     split = split_names()
     assert split["val"] == _listed_val_stems()
     assert not set(split["val"]) & set(split["train"])
+
+
+def _fake_real(tmp_path, stem: str, rows: str) -> Path:
+    root = tmp_path / "realphotos"
+    (root / "labels").mkdir(parents=True)
+    (root / "labels" / f"{stem}.txt").write_text(rows)
+    return root
+
+
+def test_the_shipped_amendments_are_valid():
+    from vision.realphotos import AMENDMENTS, load_amendments
+
+    doc = load_amendments(AMENDMENTS)
+    assert doc["added"] and doc["recoded"]
+    assert all(e["why"] for entries in doc["added"].values() for e in entries)
+
+
+def test_amendments_add_and_recode_labels_unless_as_published(tmp_path):
+    from vision.realphotos import REAL_NAMES, read_labels
+
+    js, kd = REAL_NAMES.index("JS"), REAL_NAMES.index("KD")
+    root = _fake_real(tmp_path, "IMG_1", f"{js} 0.5 0.5 0.1 0.1\n{kd} 0.2 0.2 0.1 0.1\n")
+    fixes = tmp_path / "amend.json"
+    fixes.write_text(json.dumps({"added": {"IMG_1": [{"card": "6S", "yolo": [0.9, 0.1, 0.1, 0.1], "why": "edge"}]},
+                                 "recoded": {"IMG_1": {"from": "JS", "to": "JC", "why": "clubs"}}}))
+    assert read_labels("IMG_1", root, amended=False, amendments=fixes) == [
+        ("JS", 0.5, 0.5, 0.1, 0.1), ("KD", 0.2, 0.2, 0.1, 0.1)]
+    assert read_labels("IMG_1", root, amendments=fixes) == [
+        ("JC", 0.5, 0.5, 0.1, 0.1), ("KD", 0.2, 0.2, 0.1, 0.1), ("6S", 0.9, 0.1, 0.1, 0.1)]
+
+
+@pytest.mark.parametrize("entry, message", [
+    ({"added": {"IMG_1": [{"card": "6X", "yolo": [0.5, 0.5, 0.1, 0.1], "why": ""}]}}, "unknown card '6X'"),
+    ({"added": {"IMG_1": [{"card": "6S", "yolo": [0.98, 0.5, 0.1, 0.1], "why": ""}]}}, "not inside the photo"),
+    ({"recoded": {"IMG_1": {"from": "JS", "to": "J", "why": ""}}}, "unknown card 'J' in 'to'"),
+])
+def test_a_bad_amendment_is_refused_with_its_photo_named(tmp_path, entry, message):
+    from vision.realphotos import load_amendments
+
+    bad = tmp_path / "amend.json"
+    bad.write_text(json.dumps(entry))
+    with pytest.raises(ValueError, match=f"IMG_1: .*{message}"):
+        load_amendments(bad)
+
+
+@pytest.mark.skipif(not (SHARED_REAL / "images").is_dir(), reason="../shared/realphotos is not on this machine")
+def test_every_amended_photo_exists():
+    from vision.realphotos import AMENDMENTS, load_amendments
+
+    doc = load_amendments(AMENDMENTS)
+    for stem in list(doc["added"]) + list(doc["recoded"]):
+        assert (SHARED_REAL / "images" / f"{stem}.jpg").is_file(), stem

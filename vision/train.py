@@ -115,8 +115,11 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="what", required=True)
     r = sub.add_parser("recipe", help="regenerate every training input from seeds (datasets/work, generated)")
     r.add_argument("--workers", type=int, default=1)
-    p = sub.add_parser("real-data", help="export the real photos as a one-class corner dataset")
-    p.add_argument("--out", default=str(WORK / "real_corner"))
+    p = sub.add_parser("real-data", help="export the real photos as a YOLO dataset (one class, or card codes)")
+    p.add_argument("--out", default=None, help="default datasets/work/real_corner (real_codes with --codes)")
+    p.add_argument("--codes", action="store_true", help="label card codes, not one 'index' class")
+    p.add_argument("--as-published", action="store_true",
+                   help="leave out the corrections in datasets/realphotos-amendments.json")
     d = sub.add_parser("detector", help="train (resume) the corner detector")
     d.add_argument("--data", required=True, help="data.yaml (one class or many: trained as one class)")
     d.add_argument("--epochs", type=int, default=10)
@@ -144,7 +147,8 @@ def main(argv: list[str] | None = None) -> int:
         build(args.workers)
     elif args.what == "real-data":
         from vision.realphotos import export_corner_dataset
-        print(export_corner_dataset(Path(args.out)))
+        out = Path(args.out) if args.out else WORK / ("real_codes" if args.codes else "real_corner")
+        print(export_corner_dataset(out, one_class=not args.codes, amended=not args.as_published))
     elif args.what == "detector":
         print(train_detector(args.data, args.epochs, args.imgsz, args.batch, args.name, args.fresh,
                              args.fraction, args.workers, args.lr0, args.warmup_epochs,
