@@ -44,9 +44,9 @@ def mine(sources: list[tuple[Path, str]], out: Path, limit: int | None = None, s
          refine: bool = False, detector: Path | None = None) -> dict:
     """Mine ``sources`` into the bank ``out``; ``detector`` swaps in candidate weights (the false
     alarms worth teaching are those of the detector that will be shipped)."""
-    from vision.reader import DETECTOR_PATH, CardReader
+    from vision.reader import reader_with
 
-    reader = CardReader(detector or DETECTOR_PATH, refine=refine)
+    reader = reader_with(refine=refine, detector=detector)
     rng = np.random.default_rng(seed)
     crops, ranks, suits = [], [], []
     stats = {"images": 0, "junk": 0, "not_ours": 0, "positives": 0, "ambiguous": 0}
