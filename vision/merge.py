@@ -136,13 +136,18 @@ def fuse_card_ends(corners: list[ReadCorner]) -> list[ReadCorner]:
     return out
 
 
+def counts_as_read(c: ReadCorner) -> bool:
+    """A corner read surely enough to stand for a card: not JUNK, and at least MIN_CORNER_PROB."""
+    return c.code != "JUNK" and c.prob >= MIN_CORNER_PROB
+
+
 def merge_corners(corners: list[ReadCorner]) -> tuple[list[MergedCard], list[str]]:
     """Group read corners into cards; return the cards and any warnings."""
     corners = fuse_card_ends(corners)
     warnings: list[str] = []
     by_code: dict[str, list[ReadCorner]] = {}
     for c in corners:
-        if c.code == "JUNK" or c.prob < MIN_CORNER_PROB:
+        if not counts_as_read(c):
             continue
         by_code.setdefault(c.code, []).append(c)
     cards: list[MergedCard] = []

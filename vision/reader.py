@@ -18,7 +18,7 @@ import numpy as np
 
 from vision.detector import Corner, CornerDetector, make_session, nms_corners
 from vision.index_crops import INPUT_EXPAND, INPUT_SIZE, cut_crop, joint_probs, shifted_box, to_input, top_codes
-from vision.merge import MIN_CORNER_PROB, MergedCard, ReadCorner, merge_corners
+from vision.merge import MergedCard, ReadCorner, counts_as_read, merge_corners
 from vision.photo import load_photo
 from vision.refine import refine_corners
 from vision.quality import photo_warnings
@@ -120,7 +120,7 @@ class CardReader:
         if self._wants_second_look(image, read):
             seen = [r.box for r in read]
             extra = [c for c in self.find_corners(image, SECOND_LOOK_SIZE)
-                     if not seen or max(box_iou(c.box, b) for b in seen) < 0.5]
+                     if all(box_iou(c.box, b) < 0.5 for b in seen)]
             read = read + self.classify(image, extra)
         merged, warnings = merge_corners(read)
         cards = tuple(self._to_card(m, to_photo) for m in merged)
@@ -172,7 +172,7 @@ class CardReader:
     def _wants_second_look(image: np.ndarray, read: list[ReadCorner]) -> bool:
         if max(image.shape[:2]) < SECOND_LOOK_SIZE * 1.25:
             return False
-        indices = [r for r in read if r.code != "JUNK" and r.prob >= MIN_CORNER_PROB]
+        indices = [r for r in read if counts_as_read(r)]
         if not indices:
             return True
         return _median_height(indices, DETECT_SIZE / max(image.shape[:2])) > SECOND_LOOK_INDEX_PX
