@@ -21,7 +21,7 @@ import numpy as np  # noqa: E402
 
 from vision.classes import CARD_CODES  # noqa: E402
 from vision.hard_negatives import MATCH_IOU  # noqa: E402
-from vision.index_crops import INPUT_EXPAND, INPUT_SIZE, cut_crop, decode_topk, to_input  # noqa: E402
+from vision.index_crops import INPUT_EXPAND, cut_crop, decode_topk, to_input  # noqa: E402
 from vision.merge import MIN_CORNER_PROB  # noqa: E402
 from vision.reader import get_reader  # noqa: E402
 from vision.yolo_data import box_iou, dataset_images, label_path, read_boxes  # noqa: E402
@@ -61,7 +61,7 @@ def main() -> int:
             if best is not None and box_iou(best.box, box) >= MATCH_IOU:
                 row[1] += 1
                 row[2] += best.code == code and best.prob >= MIN_CORNER_PROB
-        crops = np.stack([cut_crop(img, b, INPUT_EXPAND, INPUT_SIZE) for _, b in labelled])
+        crops = np.stack([cut_crop(img, b, INPUT_EXPAND, reader.input_size) for _, b in labelled])
         rank, suit = reader.classifier.run(None, {"crops": to_input(crops)})
         for (code, box), top in zip(labelled, decode_topk(rank, suit, 1)):
             row = on_labels[bucket(box[3] - box[1])]

@@ -18,8 +18,8 @@ import cv2
 import numpy as np
 
 from vision.classes import CARD_CODES
-from vision.index_crops import (INPUT_EXPAND, INPUT_SIZE, JUNK, RANK_LABELS, STORE_EXPAND, STORE_SIZE,
-                                SUIT_LABELS, code_to_targets, cut_crop)
+from vision.index_crops import (INPUT_EXPAND, INPUT_SIZE, JUNK, MAX_INPUT_SIZE, RANK_LABELS, STORE_EXPAND,
+                                STORE_SIZE, SUIT_LABELS, code_to_targets, cut_crop)
 from vision.yolo_data import box_iou, dataset_images, label_path, read_boxes
 
 REPO = Path(__file__).resolve().parents[1]
@@ -90,7 +90,10 @@ def make_model():
         return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
 
     class IndexNet(nn.Module):
-        """~20 MFLOP CNN for a 32x32 index crop; rank and suit heads.
+        """~20 MFLOP CNN for a 32x32 index crop (~45 at 48x48); rank and suit heads.
+
+        Fully convolutional up to a global average pool, so the same layers
+        take any input side; weights trained at one side are a head start at another.
 
         Sized for CPU training: about 150 crops/s per core including the
         backward pass, so an hour is half a million augmented crops.
@@ -120,10 +123,13 @@ def make_model():
 # the crop of a found box as well as the crop of a labelled one.
 BOX_SHIFT_STD = 0.09
 BOX_LOG_SCALE_STD = 0.14
+# Low-resolution (webcam-like) crops are shrunk to this side whatever the input
+# size, so a larger input does not make the low-resolution lesson easier.
+LOW_RES_SIDE = 16
 
 
-def augment(batch_u8, rng, torch, train=True):
-    """uint8 [B, S, S, 3] BGR stored crops -> float tensor [B, 3, 40, 40] RGB."""
+def augment(batch_u8, rng, torch, train=True, size=INPUT_SIZE):
+    """uint8 [B, S, S, 3] BGR stored crops -> float tensor [B, 3, size, size] RGB."""
     import torch.nn.functional as F
 
     x = torch.from_numpy(batch_u8[..., ::-1].copy()).permute(0, 3, 1, 2).float() / 255.0
@@ -149,7 +155,7 @@ def augment(batch_u8, rng, torch, train=True):
     cos, sin = torch.cos(angle), torch.sin(angle)
     sx, sy = scale * aspect.sqrt(), scale / aspect.sqrt()
     theta = torch.stack([torch.stack([cos * sx, -sin * sy, tx], 1), torch.stack([sin * sx, cos * sy, ty], 1)], 1)
-    grid = F.affine_grid(theta, (b, 3, INPUT_SIZE, INPUT_SIZE), align_corners=False)
+    grid = F.affine_grid(theta, (b, 3, size, size), align_corners=False)
     x = F.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)
     if not train:
         return x
@@ -168,7 +174,7 @@ def augment(batch_u8, rng, torch, train=True):
     blur = torch.from_numpy(rng.random(b) < 0.25).view(b, 1, 1, 1)
     x = torch.where(blur, F.avg_pool2d(F.pad(x, (1, 1, 1, 1), mode="replicate"), 3, 1), x)
     low = torch.from_numpy(rng.random(b) < 0.2).view(b, 1, 1, 1)   # low-resolution webcam-like index
-    small = F.interpolate(F.interpolate(x, size=INPUT_SIZE // 2, mode="area"), size=INPUT_SIZE, mode="bilinear",
+    small = F.interpolate(F.interpolate(x, size=LOW_RES_SIDE, mode="area"), size=size, mode="bilinear",
                           align_corners=False)
     x = torch.where(low, small, x)
     x = x + torch.randn_like(x) * torch.from_numpy(rng.uniform(0, 0.06, (b, 1, 1, 1))).float()
@@ -177,7 +183,12 @@ def augment(batch_u8, rng, torch, train=True):
 
 # ---------------------------------------------------------------- training
 def train(banks: list[Path], val_bank: Path | None, minutes: float, batch: int, lr: float, fresh: bool,
-          threads: int, seed: int = 0, checkpoint_minutes: float = 10.0) -> dict:
+          threads: int, seed: int = 0, checkpoint_minutes: float = 10.0, input_size: int | None = None) -> dict:
+    """Train for ``minutes``, resuming from models/index_classifier.pt unless ``fresh``.
+
+    ``input_size`` None keeps the resumed model's side (``INPUT_SIZE`` when
+    fresh); another side fine-tunes the resumed layers at that side.
+    """
     import torch
     import torch.nn.functional as F
 
@@ -190,16 +201,22 @@ def train(banks: list[Path], val_bank: Path | None, minutes: float, batch: int, 
     weights = np.concatenate([np.full(len(p["rank"]), 1.0 / len(p["rank"])) for p in parts])
     weights /= weights.sum()  # each bank equally often, whatever its size
     model = make_model()
+    size = INPUT_SIZE
     if CLASSIFIER_PT.exists() and not fresh:
-        model.load_state_dict(torch.load(CLASSIFIER_PT, map_location="cpu"))
-        print("classifier: resuming from models/index_classifier.pt", flush=True)
+        state, size = load_checkpoint(CLASSIFIER_PT, torch)
+        model.load_state_dict(state)
+        print(f"classifier: resuming from models/index_classifier.pt ({size} px)", flush=True)
+    size = input_size or size
+    if not 8 <= size <= MAX_INPUT_SIZE:
+        raise ValueError(f"input size {size} px: must be 8 to {MAX_INPUT_SIZE} (the stored crops hold "
+                         f"{MAX_INPUT_SIZE} px of the classifier's window)")
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     deadline = time.time() + minutes * 60
     step, seen, t0 = 0, 0, time.time()
     last_save = t0
     while time.time() < deadline:
         idx = rng.choice(len(rank), size=batch, p=weights)
-        x = augment(crops[idx], rng, torch, train=True)
+        x = augment(crops[idx], rng, torch, train=True, size=size)
         yr, ys = torch.from_numpy(rank[idx]), torch.from_numpy(suit[idx])
         frac = min(1.0, (time.time() - t0) / (minutes * 60))
         for g in opt.param_groups:
@@ -213,39 +230,52 @@ def train(banks: list[Path], val_bank: Path | None, minutes: float, batch: int, 
         step += 1
         seen += batch
         if time.time() - last_save > checkpoint_minutes * 60:
-            _checkpoint(model, torch)
+            _checkpoint(model, torch, size)
             last_save = time.time()
         if step % 50 == 0:
             print(f"step {step} crops {seen} loss {loss.item():.3f} {seen / (time.time() - t0):.0f} crops/s", flush=True)
     MODELS.mkdir(exist_ok=True)
-    torch.save(model.state_dict(), CLASSIFIER_PT)
+    save_checkpoint(model, size, torch)
     result = {"crops_seen": seen, "seconds": round(time.time() - t0), "banks": [b.name for b in banks], "lr": lr,
-              "seed": seed}
+              "seed": seed, "input_size": size}
     if val_bank is not None:
-        result["val"] = evaluate_bank(model, val_bank, torch)
-    export_onnx(model, torch)
+        result["val"] = evaluate_bank(model, val_bank, torch, size)
+    export_onnx(model, torch, size)
     with open(MODELS / "training_log.jsonl", "a") as fh:
         fh.write(json.dumps({"model": "index_classifier", **result,
                              "finished": time.strftime("%Y-%m-%d %H:%M:%S")}) + "\n")
     return result
 
 
-def _checkpoint(model, torch) -> None:
+def _checkpoint(model, torch, size: int) -> None:
     """Save and export mid-run so the reader can be evaluated while training goes on."""
     MODELS.mkdir(exist_ok=True)
-    torch.save(model.state_dict(), CLASSIFIER_PT)
-    export_onnx(model, torch)
+    save_checkpoint(model, size, torch)
+    export_onnx(model, torch, size)
     model.train()
     print("checkpoint written", flush=True)
 
 
-def evaluate_bank(model, bank: Path, torch) -> dict:
+def save_checkpoint(model, size: int, torch) -> None:
+    """The weights with the input side they were trained at (resuming needs both)."""
+    torch.save({"state_dict": model.state_dict(), "input_size": size}, CLASSIFIER_PT)
+
+
+def load_checkpoint(path: Path, torch) -> tuple[dict, int]:
+    """(state dict, input side); checkpoints older than the side record are 32 px state dicts."""
+    saved = torch.load(path, map_location="cpu")
+    if "state_dict" in saved:
+        return saved["state_dict"], int(saved["input_size"])
+    return saved, 32
+
+
+def evaluate_bank(model, bank: Path, torch, size: int = INPUT_SIZE) -> dict:
     data = np.load(bank)
     model.eval()
     correct = total = 0
     with torch.no_grad():
         for i in range(0, len(data["rank"]), 512):
-            x = augment(data["crops"][i:i + 512], None, torch, train=False)
+            x = augment(data["crops"][i:i + 512], None, torch, train=False, size=size)
             r, s = model(x)
             pr, ps = r.argmax(1).numpy(), s.argmax(1).numpy()
             ok = (pr == data["rank"][i:i + 512]) & (ps == data["suit"][i:i + 512])
@@ -256,9 +286,10 @@ def evaluate_bank(model, bank: Path, torch) -> dict:
     return {"bank": bank.name, "accuracy": round(acc, 4), "crops": total}
 
 
-def export_onnx(model, torch) -> Path:
+def export_onnx(model, torch, size: int = INPUT_SIZE) -> Path:
+    """Export with a fixed crop side, which the reader reads back (``index_crops.input_size``)."""
     model.eval()
-    dummy = torch.zeros(1, 3, INPUT_SIZE, INPUT_SIZE)
+    dummy = torch.zeros(1, 3, size, size)
     torch.onnx.export(model, dummy, str(CLASSIFIER_ONNX), input_names=["crops"], output_names=["rank", "suit"],
                       dynamic_axes={"crops": {0: "n"}, "rank": {0: "n"}, "suit": {0: "n"}}, opset_version=17,
                       dynamo=False)
@@ -289,6 +320,9 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--lr", type=float, default=3e-3)
     t.add_argument("--threads", type=int, default=1)
     t.add_argument("--fresh", action="store_true")
+    t.add_argument("--input-size", type=int, default=None,
+                   help=f"crop side in px (default: the resumed model's, or {INPUT_SIZE} when fresh); "
+                        f"at most {MAX_INPUT_SIZE}")
     t.add_argument("--seed", type=int, default=0, help="sampling and augmentation seed (vary it when resuming, "
                    "or a resumed run sees the same crops in the same order again)")
     a = p.parse_args(argv)
@@ -301,5 +335,5 @@ def main(argv: list[str] | None = None) -> int:
             build_bank(sources, Path(a.out), a.junk, a.limit)
     else:
         print(json.dumps(train([Path(x) for x in a.bank], Path(a.val) if a.val else None, a.minutes, a.batch,
-                               a.lr, a.fresh, a.threads, a.seed)))
+                               a.lr, a.fresh, a.threads, a.seed, input_size=a.input_size)))
     return 0

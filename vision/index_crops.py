@@ -2,7 +2,9 @@
 
 Shared by training (torch) and inference (onnxruntime) so both cut crops the
 same way: the detector's box, grown by ``INPUT_EXPAND`` around its centre,
-stretched to ``INPUT_SIZE`` square.  Training stores crops grown by
+stretched to a square of the classifier's input size (``input_size`` reads
+it from the model; ``INPUT_SIZE`` is the size new classifiers are trained at).
+Training stores crops grown by
 ``STORE_EXPAND`` so it can jitter scale and position the way detector boxes
 wobble, then cuts the same central window.
 
@@ -23,6 +25,9 @@ INPUT_SIZE = 32
 INPUT_EXPAND = 1.2
 STORE_SIZE = 64
 STORE_EXPAND = 1.6
+# The stored crop holds STORE_SIZE * INPUT_EXPAND / STORE_EXPAND = 48 px of the
+# classifier's window, so inputs up to 48 px are cut from stored pixels, not upsampled.
+MAX_INPUT_SIZE = round(STORE_SIZE * INPUT_EXPAND / STORE_EXPAND)
 
 JUNK = "JUNK"
 RANK_LABELS = RANKS + OPTIONAL_CODES + (JUNK,)     # 24
@@ -54,6 +59,18 @@ def cut_crop(image: np.ndarray, box: tuple[float, float, float, float], expand: 
     sx, sy = size / (2 * hw), size / (2 * hh)
     tx, ty = (hw - cx) * sx, (hh - cy) * sy
     return warp_window(image, sx, sy, tx, ty, (size, size), cv2.BORDER_REPLICATE)
+
+
+def input_size(session) -> int:
+    """The square crop side an onnxruntime classifier session was exported for.
+
+    Kept in the model rather than in a constant so that weights trained at
+    another size (``python -m vision train classifier fit --input-size``) drop
+    in without a code change.  A model exported with a dynamic side falls back
+    to ``INPUT_SIZE``.
+    """
+    side = session.get_inputs()[0].shape[-1]
+    return side if isinstance(side, int) and side > 0 else INPUT_SIZE
 
 
 def to_input(crops: np.ndarray) -> np.ndarray:

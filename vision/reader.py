@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.detector import Corner, CornerDetector, make_session, nms_corners
-from vision.index_crops import INPUT_EXPAND, INPUT_SIZE, cut_crop, joint_probs, shifted_box, to_input, top_codes
+from vision.index_crops import INPUT_EXPAND, cut_crop, input_size, joint_probs, shifted_box, to_input, top_codes
 from vision.merge import MergedCard, ReadCorner, counts_as_read, merge_corners
 from vision.photo import load_photo
 from vision.refine import refine_corners
@@ -102,6 +102,7 @@ class CardReader:
         self.refine = refine
         self.views = tuple(views) or ((0.0, 0.0),)
         self.classifier = make_session(classifier_path, threads)
+        self.input_size = input_size(self.classifier)
         self._lock = threading.Lock()
 
     # -------------------------------------------------------------- public
@@ -180,7 +181,7 @@ class CardReader:
     def classify(self, image: np.ndarray, corners: list[Corner]) -> list[ReadCorner]:
         if not corners:
             return []
-        crops = np.stack([cut_crop(image, shifted_box(c.box, dx, dy), INPUT_EXPAND, INPUT_SIZE)
+        crops = np.stack([cut_crop(image, shifted_box(c.box, dx, dy), INPUT_EXPAND, self.input_size)
                           for dx, dy in self.views for c in corners])
         rank, suit = self.classifier.run(None, {"crops": to_input(crops)})
         probs = joint_probs(rank, suit).reshape(len(self.views), len(corners), -1).mean(axis=0)

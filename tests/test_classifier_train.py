@@ -1,0 +1,112 @@
+"""The index classifier's input side travels with its weights.
+
+A classifier can be trained (or fine-tuned from smaller weights) at another
+crop side; the checkpoint records the side, the ONNX export fixes it, and the
+reader cuts its crops at whatever side the shipped model asks for.
+"""
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.index_crops import INPUT_SIZE, MAX_INPUT_SIZE, STORE_SIZE, code_to_targets, input_size
+
+HAVE_TORCH = importlib.util.find_spec("torch") is not None
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class _Input:
+    def __init__(self, shape):
+        self.shape = shape
+
+
+class _Session:
+    def __init__(self, shape):
+        self._inputs = [_Input(shape)]
+
+    def get_inputs(self):
+        return self._inputs
+
+
+def test_input_size_is_read_from_the_model():
+    assert input_size(_Session(["n", 3, 48, 48])) == 48
+    assert input_size(_Session(["n", 3, 32, 32])) == 32
+
+
+def test_a_model_with_a_dynamic_side_gets_the_default():
+    assert input_size(_Session(["n", 3, "h", "w"])) == INPUT_SIZE
+
+
+def test_the_stored_crops_hold_48_px_of_the_window():
+    assert MAX_INPUT_SIZE == 48
+
+
+def _tiny_bank(path: Path) -> Path:
+    rng = np.random.default_rng(0)
+    crops = rng.integers(0, 255, (16, STORE_SIZE, STORE_SIZE, 3), dtype=np.uint8)
+    targets = [code_to_targets(c) for c in ("7H", "KS", "WILD", "JUNK")] * 4
+    np.savez_compressed(path, crops=crops, rank=np.array([t[0] for t in targets]),
+                        suit=np.array([t[1] for t in targets]))
+    return path
+
+
+@pytest.fixture
+def scratch_models(tmp_path, monkeypatch):
+    from vision import classifier_train
+
+    models = tmp_path / "models"
+    monkeypatch.setattr(classifier_train, "MODELS", models)
+    monkeypatch.setattr(classifier_train, "CLASSIFIER_PT", models / "index_classifier.pt")
+    monkeypatch.setattr(classifier_train, "CLASSIFIER_ONNX", models / "index_classifier.onnx")
+    return models
+
+
+@pytest.mark.train
+@pytest.mark.skipif(not HAVE_TORCH, reason="training extra (torch) not installed")
+def test_fine_tuning_at_a_larger_side_reaches_the_reader(tmp_path, scratch_models):
+    import torch
+
+    from vision.classifier_train import load_checkpoint, train
+
+    bank = _tiny_bank(tmp_path / "bank.npz")
+    first = train([bank], bank, minutes=0.001, batch=8, lr=1e-3, fresh=True, threads=1)
+    assert first["input_size"] == INPUT_SIZE
+    second = train([bank], None, minutes=0.001, batch=8, lr=1e-3, fresh=False, threads=1, input_size=48)
+    assert second["input_size"] == 48
+    assert load_checkpoint(scratch_models / "index_classifier.pt", torch)[1] == 48
+    third = train([bank], None, minutes=0.001, batch=8, lr=1e-3, fresh=False, threads=1)
+    assert third["input_size"] == 48, "a resumed run keeps the side it resumed"
+
+    from vision.reader import CardReader
+
+    reader = CardReader(ROOT / "models" / "corner_detector.onnx", scratch_models / "index_classifier.onnx",
+                        threads=1)
+    assert reader.input_size == 48
+    from vision.detector import Corner
+
+    read = reader.classify(np.full((200, 200, 3), 200, np.uint8), [Corner((10, 10, 40, 60), 0.9)])
+    assert len(read) == 1 and read[0].code
+
+
+@pytest.mark.train
+@pytest.mark.skipif(not HAVE_TORCH, reason="training extra (torch) not installed")
+def test_old_checkpoints_are_32_px_state_dicts(tmp_path):
+    import torch
+
+    from vision.classifier_train import load_checkpoint, make_model
+
+    path = tmp_path / "old.pt"
+    torch.save(make_model().state_dict(), path)
+    state, side = load_checkpoint(path, torch)
+    assert side == 32 and "rank.weight" in state
+
+
+@pytest.mark.train
+@pytest.mark.skipif(not HAVE_TORCH, reason="training extra (torch) not installed")
+def test_a_side_the_stored_crops_cannot_fill_is_refused(tmp_path, scratch_models):
+    from vision.classifier_train import train
+
+    bank = _tiny_bank(tmp_path / "bank.npz")
+    with pytest.raises(ValueError, match="input size 64 px: must be 8 to 48"):
+        train([bank], None, minutes=0.001, batch=8, lr=1e-3, fresh=True, threads=1, input_size=64)
