@@ -110,3 +110,13 @@ def test_a_side_the_stored_crops_cannot_fill_is_refused(tmp_path, scratch_models
     bank = _tiny_bank(tmp_path / "bank.npz")
     with pytest.raises(ValueError, match="input size 64 px: must be 8 to 48"):
         train([bank], None, minutes=0.001, batch=8, lr=1e-3, fresh=True, threads=1, input_size=64)
+
+
+@pytest.mark.parametrize("arg, message", [("64", "64 px: must be 8 to 48"), ("big", "'big' is not a whole number")])
+def test_the_command_names_a_bad_input_size(arg, message, capsys):
+    from vision.classifier_train import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["fit", "--bank", "x.npz", "--input-size", arg])
+    assert exit_.value.code == 2
+    assert message in capsys.readouterr().err

@@ -296,6 +296,18 @@ def export_onnx(model, torch, size: int = INPUT_SIZE) -> Path:
     return CLASSIFIER_ONNX
 
 
+def _input_side(text: str) -> int:
+    """argparse type for --input-size: a clear usage error instead of a traceback mid-run."""
+    try:
+        side = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of pixels") from None
+    if not 8 <= side <= MAX_INPUT_SIZE:
+        raise argparse.ArgumentTypeError(f"{side} px: must be 8 to {MAX_INPUT_SIZE} (the stored crops hold "
+                                         f"{MAX_INPUT_SIZE} px of the classifier's window)")
+    return side
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m vision train classifier")
     sub = p.add_subparsers(dest="what", required=True)
@@ -320,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--lr", type=float, default=3e-3)
     t.add_argument("--threads", type=int, default=1)
     t.add_argument("--fresh", action="store_true")
-    t.add_argument("--input-size", type=int, default=None,
+    t.add_argument("--input-size", type=_input_side, default=None,
                    help=f"crop side in px (default: the resumed model's, or {INPUT_SIZE} when fresh); "
                         f"at most {MAX_INPUT_SIZE}")
     t.add_argument("--seed", type=int, default=0, help="sampling and augmentation seed (vary it when resuming, "
