@@ -1,0 +1,64 @@
+"""The classifier alone: how often it names the labelled corner indices right.
+
+Cuts every labelled index of a dataset the way the reader cuts a corner (no
+detector, no merging) and counts the top code right, by index height.  Use it
+to compare classifier weights quickly on tuning sets before a full
+``python -m vision eval`` (which also measures the detector and the merge).
+
+    python scripts/classifier_on_labels.py datasets/generated/synth_val/data.yaml --limit 150 \\
+        --classifier datasets/work/candidates/index_classifier_minedf.onnx
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+from vision.classes import CARD_CODES  # noqa: E402
+from vision.detector import make_session  # noqa: E402
+from vision.index_crops import INPUT_EXPAND, cut_crop, decode_topk, input_size, to_input  # noqa: E402
+from vision.reader import CLASSIFIER_PATH  # noqa: E402
+from vision.yolo_data import dataset_images, label_path, read_boxes  # noqa: E402
+
+BUCKETS = (("under 12 px", 0, 12), ("12-24 px", 12, 24), ("24 px+", 24, 1e9))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("data")
+    ap.add_argument("--split", default="train")
+    ap.add_argument("--limit", type=int, default=150)
+    ap.add_argument("--classifier", type=Path, default=CLASSIFIER_PATH)
+    a = ap.parse_args()
+    session = make_session(a.classifier, 0)
+    side = input_size(session)
+    images, names = dataset_images(Path(a.data), a.split)
+    right, total = Counter(), Counter()
+    for img_path in images[:a.limit]:
+        img = cv2.imread(str(img_path))
+        h, w = img.shape[:2]
+        labelled = [(n, b) for n, b in read_boxes(label_path(img_path), names, w, h) if n in CARD_CODES]
+        if not labelled:
+            continue
+        crops = np.stack([cut_crop(img, b, INPUT_EXPAND, side) for _, b in labelled])
+        rank, suit = session.run(None, {"crops": to_input(crops)})
+        for (code, box), top in zip(labelled, decode_topk(rank, suit, 1)):
+            name = next(n for n, lo, hi in BUCKETS if lo <= box[3] - box[1] < hi)
+            total[name] += 1
+            right[name] += top[0][0] == code
+    print(f"{a.classifier.name} ({side} px input), {sum(total.values())} labelled indices:")
+    for name, _, _ in BUCKETS:
+        if total[name]:
+            print(f"  {name:>12}: {right[name] / total[name]:.3f} of {total[name]}")
+    print(f"  {'all':>12}: {sum(right.values()) / max(sum(total.values()), 1):.4f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
