@@ -29,6 +29,20 @@ from vision.yolo_data import dataset_images, label_path, read_boxes  # noqa: E40
 BUCKETS = (("under 12 px", 0, 12), ("12-24 px", 12, 24), ("24 px+", 24, 1e9))
 
 
+def labelled_indices(img_path: Path, names) -> tuple[np.ndarray, list[tuple[str, tuple]]]:
+    """The image and its labelled corner indices [(code, box)] (card outlines and other labels dropped)."""
+    img = cv2.imread(str(img_path))
+    h, w = img.shape[:2]
+    return img, [(n, b) for n, b in read_boxes(label_path(img_path), names, w, h) if n in CARD_CODES]
+
+
+def name_boxes(session, side: int, img: np.ndarray, boxes) -> list[str]:
+    """The classifier's top code for each box, cut the way the reader cuts a corner (one view)."""
+    crops = np.stack([cut_crop(img, b, INPUT_EXPAND, side) for b in boxes])
+    rank, suit = session.run(None, {"crops": to_input(crops)})
+    return [top[0][0] for top in decode_topk(rank, suit, 1)]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("data")
@@ -41,17 +55,13 @@ def main() -> int:
     images, names = dataset_images(Path(a.data), a.split)
     right, total = Counter(), Counter()
     for img_path in images[:a.limit]:
-        img = cv2.imread(str(img_path))
-        h, w = img.shape[:2]
-        labelled = [(n, b) for n, b in read_boxes(label_path(img_path), names, w, h) if n in CARD_CODES]
+        img, labelled = labelled_indices(img_path, names)
         if not labelled:
             continue
-        crops = np.stack([cut_crop(img, b, INPUT_EXPAND, side) for _, b in labelled])
-        rank, suit = session.run(None, {"crops": to_input(crops)})
-        for (code, box), top in zip(labelled, decode_topk(rank, suit, 1)):
-            name = next(n for n, lo, hi in BUCKETS if lo <= box[3] - box[1] < hi)
-            total[name] += 1
-            right[name] += top[0][0] == code
+        for (code, box), named in zip(labelled, name_boxes(session, side, img, [b for _, b in labelled])):
+            bucket = next(n for n, lo, hi in BUCKETS if lo <= box[3] - box[1] < hi)
+            total[bucket] += 1
+            right[bucket] += named == code
     print(f"{a.classifier.name} ({side} px input), {sum(total.values())} labelled indices:")
     for name, _, _ in BUCKETS:
         if total[name]:

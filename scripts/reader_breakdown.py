@@ -16,15 +16,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import cv2  # noqa: E402
-import numpy as np  # noqa: E402
 
-from vision.classes import CARD_CODES  # noqa: E402
+from classifier_on_labels import labelled_indices, name_boxes  # noqa: E402
 from vision.hard_negatives import MATCH_IOU  # noqa: E402
-from vision.index_crops import INPUT_EXPAND, cut_crop, decode_topk, to_input  # noqa: E402
 from vision.merge import MIN_CORNER_PROB  # noqa: E402
 from vision.reader import get_reader  # noqa: E402
-from vision.yolo_data import box_iou, dataset_images, label_path, read_boxes  # noqa: E402
+from vision.yolo_data import box_iou, dataset_images  # noqa: E402
 
 BUCKETS = ((0, 8), (8, 12), (12, 16), (16, 24), (24, 36), (36, 60), (60, 10_000))
 
@@ -48,9 +45,7 @@ def main() -> int:
     on_labels = defaultdict(lambda: [0, 0, 0])  # labelled, right, JUNK
     confusions: Counter = Counter()
     for img_path in images[:a.limit]:
-        img = cv2.imread(str(img_path))
-        h, w = img.shape[:2]
-        labelled = [(n, b) for n, b in read_boxes(label_path(img_path), names, w, h) if n in CARD_CODES]
+        img, labelled = labelled_indices(img_path, names)
         if not labelled:
             continue
         read = reader.classify(img, reader.find_corners(img))
@@ -61,15 +56,14 @@ def main() -> int:
             if best is not None and box_iou(best.box, box) >= MATCH_IOU:
                 row[1] += 1
                 row[2] += best.code == code and best.prob >= MIN_CORNER_PROB
-        crops = np.stack([cut_crop(img, b, INPUT_EXPAND, reader.input_size) for _, b in labelled])
-        rank, suit = reader.classifier.run(None, {"crops": to_input(crops)})
-        for (code, box), top in zip(labelled, decode_topk(rank, suit, 1)):
+        named = name_boxes(reader.classifier, reader.input_size, img, [b for _, b in labelled])
+        for (code, box), top in zip(labelled, named):
             row = on_labels[bucket(box[3] - box[1])]
             row[0] += 1
-            row[1] += top[0][0] == code
-            row[2] += top[0][0] == "JUNK"
-            if top[0][0] != code:
-                confusions[(code, top[0][0])] += 1
+            row[1] += top == code
+            row[2] += top == "JUNK"
+            if top != code:
+                confusions[(code, top)] += 1
     print("index height   labelled  found  read right  (of found)   | classifier on labelled boxes: right  JUNK")
     for lo, hi in BUCKETS:
         k = bucket(lo)

@@ -206,10 +206,7 @@ def train(banks: list[Path], val_bank: Path | None, minutes: float, batch: int, 
         state, size = load_checkpoint(CLASSIFIER_PT, torch)
         model.load_state_dict(state)
         print(f"classifier: resuming from models/index_classifier.pt ({size} px)", flush=True)
-    size = input_size or size
-    if not 8 <= size <= MAX_INPUT_SIZE:
-        raise ValueError(f"input size {size} px: must be 8 to {MAX_INPUT_SIZE} (the stored crops hold "
-                         f"{MAX_INPUT_SIZE} px of the classifier's window)")
+    size = check_input_size(input_size or size)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     deadline = time.time() + minutes * 60
     step, seen, t0 = 0, 0, time.time()
@@ -296,16 +293,21 @@ def export_onnx(model, torch, size: int = INPUT_SIZE) -> Path:
     return CLASSIFIER_ONNX
 
 
+def check_input_size(side: int) -> int:
+    """``side`` if the stored crops can fill a classifier input that size, else a ValueError saying why."""
+    if not 8 <= side <= MAX_INPUT_SIZE:
+        raise ValueError(f"input size {side} px: must be 8 to {MAX_INPUT_SIZE} (the stored crops hold "
+                         f"{MAX_INPUT_SIZE} px of the classifier's window)")
+    return side
+
+
 def _input_side(text: str) -> int:
     """argparse type for --input-size: a clear usage error instead of a traceback mid-run."""
     try:
-        side = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of pixels") from None
-    if not 8 <= side <= MAX_INPUT_SIZE:
-        raise argparse.ArgumentTypeError(f"{side} px: must be 8 to {MAX_INPUT_SIZE} (the stored crops hold "
-                                         f"{MAX_INPUT_SIZE} px of the classifier's window)")
-    return side
+        return check_input_size(int(text))
+    except ValueError as exc:
+        reason = str(exc) if text.strip().lstrip("-").isdigit() else f"{text!r} is not a whole number of pixels"
+        raise argparse.ArgumentTypeError(reason) from None
 
 
 def main(argv: list[str] | None = None) -> int:
