@@ -103,3 +103,14 @@ def test_eval_names_a_missing_candidate_file(capsys, tmp_path):
         main([str(tmp_path / "data.yaml"), "--detector", str(tmp_path / "nope.onnx")])
     assert exit_.value.code == 2
     assert f"--detector {tmp_path / 'nope.onnx'}: no such file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text, message", [("1", "1 tiles per side: choose 2 to 6"),
+                                           ("three", "'three' is not a whole number of tiles per side")])
+def test_eval_refuses_a_bad_tile_factor(capsys, tmp_path, text, message):
+    from vision.evaluate import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main([str(tmp_path / "data.yaml"), "--tile-factor", text])
+    assert exit_.value.code == 2
+    assert message in capsys.readouterr().err

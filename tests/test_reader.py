@@ -130,3 +130,36 @@ def test_bench_photos_are_committed_fixtures():
     from vision.bench import BENCH_FIXTURES, FIXTURES
 
     assert all((FIXTURES / name).is_file() for name in BENCH_FIXTURES)
+
+
+@pytest.mark.parametrize("factor", [2, 3, 4])
+def test_tiles_cover_the_photo_and_grow_with_the_tile_factor(factor):
+    """Every pixel of the photo lies in some tile; a larger factor means smaller tiles, so larger indices."""
+    from vision.reader import TILE_OVERLAP, CardReader, _tile_starts
+
+    seen = []
+    tiler = CardReader.__new__(CardReader)
+    tiler.detector = type("Recorder", (), {"detect": lambda self, crop, size: seen.append(crop.shape[:2]) or []})()
+    image = np.zeros((1536, 2048, 3), np.uint8)
+    CardReader._tiled(tiler, image, factor)
+    side = int(2048 / factor * (1 + TILE_OVERLAP))
+    assert seen and all(shape == (min(side, 1536), side) for shape in seen)
+    for length in (1536, 2048):
+        origins = _tile_starts(length, side)
+        assert origins[0] == 0 and origins[-1] + side >= length
+        assert all(b - a <= side for a, b in zip(origins, origins[1:]))  # no gap between neighbours
+
+
+def test_a_tile_factor_under_two_is_refused():
+    from vision.reader import CardReader
+
+    with pytest.raises(ValueError, match="tile_factor 1: tiling needs at least 2 tiles per side"):
+        CardReader(tile_factor=1)
+
+
+def test_reader_with_a_tile_factor_tiles_that_finely(reader):
+    from vision.reader import TILE_FACTOR, get_reader, reader_with
+
+    assert reader_with().tile_factor == TILE_FACTOR
+    other = reader_with(tile_factor=TILE_FACTOR + 1)
+    assert other is not get_reader() and other.tile_factor == TILE_FACTOR + 1

@@ -48,10 +48,10 @@ def truth_for(labels: Path, names: list[str], w: int, h: int) -> Counter:
 
 def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors: int = 0,
              refine: bool | None = None, views: bool | None = None, detector: Path | None = None,
-             classifier: Path | None = None) -> dict:
+             classifier: Path | None = None, tile_factor: int | None = None) -> dict:
     from vision.reader import reader_with
 
-    reader = reader_with(refine, views, detector, classifier)
+    reader = reader_with(refine, views, detector, classifier, tile_factor)
     images, names = dataset_images(data_yaml, split)
     if limit:
         images = images[:limit]
@@ -93,6 +93,16 @@ def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors:
             "per_class": per_class, "errors": errors}
 
 
+def _tile_factor(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of tiles per side") from None
+    if not 2 <= n <= 6:
+        raise argparse.ArgumentTypeError(f"{n} tiles per side: choose 2 to 6")
+    return n
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m vision eval")
     p.add_argument("data", help="data.yaml of a YOLO dataset labelled with card codes")
@@ -109,11 +119,14 @@ def main(argv: list[str] | None = None) -> int:
                    help="score candidate detector weights (ONNX) instead of models/corner_detector.onnx")
     p.add_argument("--classifier", type=Path, default=None,
                    help="score candidate classifier weights (ONNX) instead of models/index_classifier.onnx")
+    p.add_argument("--tile-factor", type=_tile_factor, default=None,
+                   help="tiles per side when indices are tiny (default: the reader's TILE_FACTOR)")
     a = p.parse_args(argv)
     for flag, path in (("--detector", a.detector), ("--classifier", a.classifier)):
         if path is not None and not path.is_file():
             p.error(f"{flag} {path}: no such file")
-    r = evaluate(Path(a.data), a.split, a.limit, a.errors, a.refine, a.views, a.detector, a.classifier)
+    r = evaluate(Path(a.data), a.split, a.limit, a.errors, a.refine, a.views, a.detector, a.classifier,
+                 a.tile_factor)
     if a.json:
         print(json.dumps(r, indent=1))
         return 0

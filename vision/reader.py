@@ -2,7 +2,7 @@
 
 Two passes keep small cards readable without paying for a huge input every
 time: the whole photo at ``DETECT_SIZE``, then, when the indices found are
-tiny (or none were found), overlapping tiles at twice the resolution.  Each
+tiny (or none were found), overlapping tiles at higher resolution.  Each
 corner's box is tightened by a close second look (``vision.refine``), the
 corner is classified from the photo's higher-resolution pixels in a few
 slightly shifted views whose readings are averaged, and corners are merged
@@ -28,7 +28,12 @@ MODELS = Path(__file__).resolve().parents[1] / "models"
 DETECTOR_PATH = MODELS / "corner_detector.onnx"
 CLASSIFIER_PATH = MODELS / "index_classifier.onnx"
 DETECT_SIZE = 416         # the detector's training size: indices ~8-60 px there
-SMALL_INDEX_PX = 12       # median index height (at DETECT_SIZE) below which we tile at 2x
+SMALL_INDEX_PX = 12       # median index height (at DETECT_SIZE) below which we tile
+# Tiles per side when indices are tiny: each tile (1/TILE_FACTOR of the long
+# side, plus overlap) is detected at DETECT_SIZE, so an index grows by about
+# TILE_FACTOR / (1 + TILE_OVERLAP).  `python -m vision eval --tile-factor N`
+# measures another choice.
+TILE_FACTOR = 2
 LARGE_INDEX_PX = 72       # ... above which we look again at a smaller size
 TARGET_INDEX_PX = 36      # the index height the second look aims for
 MIN_DETECT_SIZE = 224
@@ -97,9 +102,12 @@ class Reading:
 class CardReader:
     def __init__(self, detector_path: Path = DETECTOR_PATH, classifier_path: Path = CLASSIFIER_PATH,
                  threads: int = 0, refine: bool = REFINE_BOXES,
-                 views: tuple[tuple[float, float], ...] = VIEW_SHIFTS):
+                 views: tuple[tuple[float, float], ...] = VIEW_SHIFTS, tile_factor: int = TILE_FACTOR):
+        if tile_factor < 2:
+            raise ValueError(f"tile_factor {tile_factor}: tiling needs at least 2 tiles per side")
         self.detector = CornerDetector(detector_path, threads, conf=DETECT_CONF)
         self.refine = refine
+        self.tile_factor = tile_factor
         self.views = tuple(views) or ((0.0, 0.0),)
         self.classifier = make_session(classifier_path, threads)
         self.input_size = input_size(self.classifier)
@@ -153,7 +161,7 @@ class CardReader:
                 if len(again) >= len(corners) * 0.8:
                     corners = again
             elif max(image.shape[:2]) > DETECT_SIZE * 1.5 and (not corners or median < SMALL_INDEX_PX):
-                corners = nms_corners(corners + self._tiled(image, 2))
+                corners = nms_corners(corners + self._tiled(image, self.tile_factor))
             return refine_corners(self.detector, image, corners) if self.refine else corners
 
     def _tiled(self, image: np.ndarray, factor: int) -> list[Corner]:
@@ -207,17 +215,18 @@ def _tile_starts(length: int, tile: int) -> list[int]:
 
 
 def reader_with(refine: bool | None = None, views: bool | None = None, detector: Path | None = None,
-                classifier: Path | None = None) -> CardReader:
+                classifier: Path | None = None, tile_factor: int | None = None) -> CardReader:
     """The shared reader, or a new one with settings forced or candidate weights swapped in.
 
     ``None`` keeps the shipped setting or model; measuring commands use this
     to compare settings, and candidate weights before they replace the shipped ones.
     """
-    if refine is None and views is None and detector is None and classifier is None:
+    if refine is None and views is None and detector is None and classifier is None and tile_factor is None:
         return get_reader()
     return CardReader(detector or DETECTOR_PATH, classifier or CLASSIFIER_PATH,
                       refine=REFINE_BOXES if refine is None else refine,
-                      views=VIEW_SHIFTS if views in (None, True) else ((0.0, 0.0),))
+                      views=VIEW_SHIFTS if views in (None, True) else ((0.0, 0.0),),
+                      tile_factor=tile_factor or TILE_FACTOR)
 
 
 _READER: CardReader | None = None
