@@ -139,7 +139,8 @@ def test_tiles_cover_the_photo_and_grow_with_the_tile_factor(factor):
 
     seen = []
     tiler = CardReader.__new__(CardReader)
-    tiler.detector = type("Recorder", (), {"detect": lambda self, crop, size: seen.append(crop.shape[:2]) or []})()
+    tiler.detector = type("Recorder", (), {"detect_many": lambda self, crops, size: [
+        seen.append(crop.shape[:2]) or [] for crop in crops]})()
     image = np.zeros((1536, 2048, 3), np.uint8)
     CardReader._tiled(tiler, image, factor)
     side = int(2048 / factor * (1 + TILE_OVERLAP))
@@ -157,9 +158,44 @@ def test_a_tile_factor_under_two_is_refused():
         CardReader(tile_factor=1)
 
 
-def test_reader_with_a_tile_factor_tiles_that_finely(reader):
-    from vision.reader import TILE_FACTOR, get_reader, reader_with
+def test_tiles_per_side_follow_the_photo_size():
+    """Tiles never shrink under the detector's input side, and stay within 2 to MAX_TILE_FACTOR per side."""
+    from vision.reader import DETECT_SIZE, MAX_TILE_FACTOR, TILE_OVERLAP, tile_factor_for
 
-    assert reader_with().tile_factor == TILE_FACTOR
-    other = reader_with(tile_factor=TILE_FACTOR + 1)
-    assert other is not get_reader() and other.tile_factor == TILE_FACTOR + 1
+    assert tile_factor_for(640) == 2          # the real photos and 640 px scenes: 2 x 2, as before
+    assert tile_factor_for(1039) == 2
+    assert tile_factor_for(1040) == 3         # 1040 / 3 * 1.2 = 416: a tile is just DETECT_SIZE across
+    assert tile_factor_for(2048) == 3
+    assert tile_factor_for(4032) == MAX_TILE_FACTOR == 3
+    for side in range(300, 5000, 37):
+        factor = tile_factor_for(side)
+        assert 2 <= factor <= MAX_TILE_FACTOR
+        assert factor == 2 or side / factor * (1 + TILE_OVERLAP) >= DETECT_SIZE
+
+
+def test_reader_with_a_tile_factor_forces_it(reader, monkeypatch):
+    import vision.reader as R
+    from vision.reader import get_reader, reader_with
+
+    assert reader_with().tile_factor is None  # the shipped reader picks per photo
+    forced = reader_with(tile_factor=4)
+    assert forced is not get_reader() and forced.tile_factor == 4
+    factors = []
+    monkeypatch.setattr(R.CardReader, "_tiled", lambda self, image, factor: factors.append(factor) or [])
+    photo = np.full((2048, 1536, 3), 128, np.uint8)  # blank: nothing found, so it tiles
+    forced.find_corners(photo)
+    get_reader().find_corners(photo)
+    assert factors == [4, 3]
+
+
+def test_a_batch_of_tiles_finds_what_each_tile_finds_alone(reader):
+    """The batched run (one call for a photo's tiles) gives the single runs' corners, photos of two shapes mixed."""
+    image = cv2.imread(str(PHOTOS / "synthetic_hr_ts4242_0000109.jpg"))
+    tiles = [image[:900, :900], image[700:1600, 600:1500], image[:500, :700], image[1100:, 1100:]]
+    batched = reader.detector.detect_many(tiles, 416)
+    alone = [reader.detector.detect(t, 416) for t in tiles]
+    assert sum(map(len, alone)) >= 10
+    for got, want in zip(batched, alone):
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            assert g.box == pytest.approx(w.box, abs=0.05) and g.score == pytest.approx(w.score, abs=1e-4)

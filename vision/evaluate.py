@@ -120,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--classifier", type=Path, default=None,
                    help="score candidate classifier weights (ONNX) instead of models/index_classifier.onnx")
     p.add_argument("--tile-factor", type=_tile_factor, default=None,
-                   help="tiles per side when indices are tiny (default: the reader's TILE_FACTOR)")
+                   help="tiles per side when indices are tiny (default: by photo size, vision.reader.tile_factor_for)")
     a = p.parse_args(argv)
     for flag, path in (("--detector", a.detector), ("--classifier", a.classifier)):
         if path is not None and not path.is_file():
