@@ -105,7 +105,8 @@ def test_eval_names_a_missing_candidate_file(capsys, tmp_path):
     assert f"--detector {tmp_path / 'nope.onnx'}: no such file" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("text, message", [("1", "1 tiles per side: choose 2 to 6"),
+@pytest.mark.parametrize("text, message", [("1", "tile_factor 1: choose 2 to 6 tiles per side"),
+                                           ("7", "tile_factor 7: choose 2 to 6 tiles per side"),
                                            ("three", "'three' is not a whole number of tiles per side")])
 def test_eval_refuses_a_bad_tile_factor(capsys, tmp_path, text, message):
     from vision.evaluate import main

@@ -151,11 +151,13 @@ def test_tiles_cover_the_photo_and_grow_with_the_tile_factor(factor):
         assert all(b - a <= side for a, b in zip(origins, origins[1:]))  # no gap between neighbours
 
 
-def test_a_tile_factor_under_two_is_refused():
+def test_a_tile_factor_outside_two_to_six_is_refused():
     from vision.reader import CardReader
 
-    with pytest.raises(ValueError, match="tile_factor 1: tiling needs at least 2 tiles per side"):
+    with pytest.raises(ValueError, match="tile_factor 1: choose 2 to 6 tiles per side"):
         CardReader(tile_factor=1)
+    with pytest.raises(ValueError, match="tile_factor 7: choose 2 to 6 tiles per side"):
+        CardReader(tile_factor=7)
 
 
 def test_tiles_per_side_follow_the_photo_size():

@@ -94,13 +94,14 @@ def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors:
 
 
 def _tile_factor(text: str) -> int:
+    from vision.reader import check_tile_factor
+
     try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of tiles per side") from None
-    if not 2 <= n <= 6:
-        raise argparse.ArgumentTypeError(f"{n} tiles per side: choose 2 to 6")
-    return n
+        return check_tile_factor(int(text))
+    except ValueError as exc:
+        if not text.strip().lstrip("-").isdigit():
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of tiles per side") from None
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def main(argv: list[str] | None = None) -> int:

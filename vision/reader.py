@@ -41,6 +41,7 @@ SMALL_INDEX_PX = 12       # median index height (at DETECT_SIZE) below which we 
 # 0.9929 -> 0.9917).  `python -m vision eval --tile-factor N` forces N.
 MIN_TILE_FACTOR = 2
 MAX_TILE_FACTOR = 3
+MAX_FORCED_TILE_FACTOR = 6  # the most a measuring command may force (36 tiles a photo)
 LARGE_INDEX_PX = 72       # ... above which we look again at a smaller size
 TARGET_INDEX_PX = 36      # the index height the second look aims for
 MIN_DETECT_SIZE = 224
@@ -110,8 +111,8 @@ class CardReader:
     def __init__(self, detector_path: Path = DETECTOR_PATH, classifier_path: Path = CLASSIFIER_PATH,
                  threads: int = 0, refine: bool = REFINE_BOXES,
                  views: tuple[tuple[float, float], ...] = VIEW_SHIFTS, tile_factor: int | None = None):
-        if tile_factor is not None and tile_factor < MIN_TILE_FACTOR:
-            raise ValueError(f"tile_factor {tile_factor}: tiling needs at least {MIN_TILE_FACTOR} tiles per side")
+        if tile_factor is not None:
+            check_tile_factor(tile_factor)
         self.detector = CornerDetector(detector_path, threads, conf=DETECT_CONF)
         self.refine = refine
         self.tile_factor = tile_factor  # None: tile_factor_for each photo
@@ -168,7 +169,8 @@ class CardReader:
                 if len(again) >= len(corners) * 0.8:
                     corners = again
             elif max(image.shape[:2]) > DETECT_SIZE * 1.5 and (not corners or median < SMALL_INDEX_PX):
-                corners = nms_corners(corners + self._tiled(image, self.tile_factor or tile_factor_for(max(image.shape[:2]))))
+                factor = self.tile_factor or tile_factor_for(max(image.shape[:2]))
+                corners = nms_corners(corners + self._tiled(image, factor))
             return refine_corners(self.detector, image, corners) if self.refine else corners
 
     def _tiled(self, image: np.ndarray, factor: int) -> list[Corner]:
@@ -211,6 +213,13 @@ class CardReader:
 def _median_height(corners: list[Corner] | list[ReadCorner], scale: float) -> float:
     heights = sorted((c.box[3] - c.box[1]) * scale for c in corners)
     return heights[len(heights) // 2] if heights else 0.0
+
+
+def check_tile_factor(factor: int) -> int:
+    """A forced tile factor, or ValueError: under 2 is no tiling, over 6 is 36+ detector runs a photo."""
+    if not MIN_TILE_FACTOR <= factor <= MAX_FORCED_TILE_FACTOR:
+        raise ValueError(f"tile_factor {factor}: choose {MIN_TILE_FACTOR} to {MAX_FORCED_TILE_FACTOR} tiles per side")
+    return factor
 
 
 def tile_factor_for(long_side: int) -> int:
