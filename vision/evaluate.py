@@ -97,10 +97,12 @@ def _tile_factor(text: str) -> int:
     from vision.reader import check_tile_factor
 
     try:
-        return check_tile_factor(int(text))
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of tiles per side") from None
+    try:
+        return check_tile_factor(n)
     except ValueError as exc:
-        if not text.strip().lstrip("-").isdigit():
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of tiles per side") from None
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
