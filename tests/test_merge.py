@@ -129,3 +129,15 @@ def test_a_repeat_box_does_not_count_as_a_second_agreeing_corner():
     once, _ = merge_corners([corner("7H", 0, 0, prob=0.8)])
     twice, _ = merge_corners([corner("7H", 0, 0, prob=0.8), corner("7H", 2, 2, prob=0.8)])
     assert twice[0].confidence == once[0].confidence
+
+
+def test_a_code_one_corner_does_not_consider_is_not_forced_on_it():
+    # the reader's case on the 2048 px fixture: a blurred box on a court card's art, read
+    # as nothing in particular, lay a card's length from a sure 2S and was fused into it
+    sure = ReadCorner((682, 1634, 769, 1671), "2S", 0.947, 0.9,
+                      (("2S", 0.947), ("10S", 0.011), ("AS", 0.004), ("3S", 0.003), ("2C", 0.002)))
+    vague = ReadCorner((1216, 795, 1294, 928), "KC", 0.324, 0.9,
+                       (("KC", 0.324), ("KS", 0.151), ("JUNK", 0.130), ("QC", 0.1), ("KD", 0.09)))
+    cards, _ = merge_corners([sure, vague])
+    assert [c.code for c in cards] == ["2S"]
+    assert cards[0].box == sure.box  # not stretched to the vague corner

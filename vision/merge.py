@@ -92,16 +92,28 @@ def _card(code: str, corners: list[ReadCorner]) -> MergedCard:
 
 
 def _joint(a: ReadCorner, b: ReadCorner) -> tuple[str, float]:
-    """The code both corners most likely show, and its probability, if they are one card."""
-    codes = {c for c, _ in (a.top or ((a.code, a.prob),))} | {c for c, _ in (b.top or ((b.code, b.prob),))}
+    """The code both corners most likely show, and its probability, if they are one card.
+
+    Only a code among *both* corners' likeliest readings can be the joint
+    one.  A code that one corner does not even consider would otherwise win
+    on the other corner's certainty alone: a blurred box on a court card's
+    art, read as nothing in particular, was taken over by a sure 2S nearby
+    and stretched that card's box across two cards.  ``("JUNK", 0.0)`` when
+    the two share no code.
+    """
+    codes_a = {c for c, _ in (a.top or ((a.code, a.prob),))}
+    codes_b = {c for c, _ in (b.top or ((b.code, b.prob),))}
+    shared = sorted(codes_a & codes_b)
+    if not shared:
+        return "JUNK", 0.0
     floor_a = min((p for _, p in a.top), default=a.prob) * 0.5
     floor_b = min((p for _, p in b.top), default=b.prob) * 0.5
     joint = {}
-    for c in codes:
+    for c in codes_a | codes_b:  # the unshared codes still weigh against the shared ones
         pa, pb = a.prob_of(c), b.prob_of(c)
         joint[c] = (floor_a if pa is None else pa) * (floor_b if pb is None else pb)
     total = sum(joint.values()) or 1.0
-    best = max(sorted(joint), key=lambda c: joint[c])
+    best = max(shared, key=lambda c: joint[c])
     return best, joint[best] / total
 
 
