@@ -5,7 +5,13 @@ then re-runs only the cheap merge step for every threshold combination and
 prints card-level precision/recall/F1 per setting, best first.
 
     python scripts/tune_merge.py datasets/generated/synth_val/data.yaml:train \
-        datasets/work/real_codes/data.yaml:train --limit 150
+        datasets/generated/synth_hr_val/data.yaml:train datasets/work/real_codes/data.yaml:train
+    python scripts/tune_merge.py datasets/work/real_codes/data.yaml:train --enlarge
+
+``--enlarge`` reads the (640 px) real training photos as a phone's 4000 px
+JPEGs: the reader tiles and refines those differently, and a threshold that
+is safe on the small photos added false cards on the large ones.
+``--detector`` / ``--classifier`` sweep candidate weights before shipping them.
 """
 from __future__ import annotations
 
@@ -18,6 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import cv2  # noqa: E402
+from PIL import Image  # noqa: E402
 
 from vision import merge  # noqa: E402
 from vision.evaluate import truth_for  # noqa: E402
@@ -28,19 +35,32 @@ from vision.yolo_data import dataset_images, label_path  # noqa: E402
 SHIPPED_MIN_CORNER_PROB = merge.MIN_CORNER_PROB
 
 
-def collect(sources: list[str], limit: int | None, refine: bool | None = None):
-    reader = reader_with(refine)
+PHONE_LONG_SIDE = 4000  # a phone's 12 MP photo is 4000 x 3000
+
+
+def enlarged(img_path: Path) -> bytes:
+    """The photo enlarged to a phone's long side, as a JPEG: the tuning photos are small, users' are not."""
+    img = cv2.imread(str(img_path))
+    k = PHONE_LONG_SIDE / max(img.shape[:2])
+    big = cv2.resize(img, None, fx=k, fy=k, interpolation=cv2.INTER_CUBIC)
+    return cv2.imencode(".jpg", big, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
+
+
+def collect(sources: list[str], limit: int | None, refine: bool | None = None,
+            detector: Path | None = None, classifier: Path | None = None, enlarge: bool = False):
+    """Each photo's classified corners exactly as the reader gathers them (second look included)."""
+    reader = reader_with(refine, None, detector, classifier)
     rows = []
     for src in sources:
         data_yaml, split = src.rsplit(":", 1) if ":" in src else (src, "train")
         images, names = dataset_images(Path(data_yaml), split)
         step = max(1, len(images) // limit) if limit else 1
         for img_path in images[::step][:limit]:
-            img = cv2.imread(str(img_path))
-            h, w = img.shape[:2]
+            with Image.open(img_path) as header:  # label coordinates are relative to the stored size
+                w, h = header.size
             truth = truth_for(label_path(img_path), names, w, h)
-            corners = reader.classify(img, reader.find_corners(img))
-            rows.append((src, truth, corners))
+            data = enlarged(img_path) if enlarge else img_path.read_bytes()
+            rows.append((src, truth, list(reader.read(data).corners)))
     return rows
 
 
@@ -69,10 +89,14 @@ def main() -> int:
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--refine", action=argparse.BooleanOptionalAction, default=None,
                     help="force the refining second look on or off (default: the reader's)")
+    ap.add_argument("--detector", type=Path, help="candidate detector weights (ONNX) instead of the shipped ones")
+    ap.add_argument("--classifier", type=Path, help="candidate classifier weights (ONNX) instead of the shipped ones")
+    ap.add_argument("--enlarge", action="store_true",
+                    help=f"read each photo enlarged to a {PHONE_LONG_SIDE} px long side (a phone's 12 MP)")
     a = ap.parse_args()
-    rows = collect(a.sources, a.limit, a.refine)
+    rows = collect(a.sources, a.limit, a.refine, a.detector, a.classifier, a.enlarge)
     results = []
-    for mp, mc, sm in itertools.product([0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7], [0.0, 0.3, 0.4, 0.5, 0.6],
+    for mp, mc, sm in itertools.product([0.3, 0.35, 0.37, 0.4, 0.45, 0.5, 0.6], [0.0, 0.3, 0.4, 0.5, 0.6],
                                         [0.0, 0.5, 0.6, 0.7, 0.8]):
         results.append(((mp, mc, sm), score(rows, mp, mc, sm)))
     results.sort(key=lambda x: -sum(v[2] for k, v in x[1].items() if k != "all"))

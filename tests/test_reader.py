@@ -47,6 +47,16 @@ def test_reads_the_exact_cards(reader, name):
         assert 0.0 < card.confidence <= 1.0
 
 
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_reads_the_exact_cards_from_a_12_megapixel_photo(reader, name):
+    # a phone sends 4000x3000 JPEGs: the same scene enlarged, as `python -m vision bench` reads it,
+    # must give the same cards (a corner threshold of 0.4 once added a WILD and an 8H here)
+    from vision.bench import _twelve_mp
+    reading = reader.read(_twelve_mp(PHOTOS / name))
+    assert (reading.width, reading.height) == (4000, 3000)
+    assert Counter(reading.codes) == Counter(EXPECTED[name]["cards"]), reading.to_json()
+
+
 def test_boxes_are_in_the_photos_own_pixels(reader):
     name = sorted(EXPECTED)[0]
     img = cv2.imread(str(PHOTOS / name))

@@ -48,8 +48,8 @@ TRAIN_SETS = tuple(_RECIPE["train_sets"])
 DETECTOR_VIEWS = tuple(_RECIPE["detector_views"])
 # hard examples cut with the reader shipped at the time (vision.hard_negatives):
 # bank -> (training sets as data.yaml paths under datasets/, at most this many images from each,
-#          boxes from the refining second look)
-MINED_BANKS = {name: (tuple(b["sources"]), b["limit"], b["refine"])
+#          boxes from the refining second look, seed of the random pick of images)
+MINED_BANKS = {name: (tuple(b["sources"]), b["limit"], b["refine"], b.get("seed", 0))
                for name, b in _RECIPE["mined_banks"].items()}
 
 
@@ -87,8 +87,8 @@ def build(workers: int = 1) -> None:
     if not (banks / "real_val.npz").exists():
         build_bank([(real_codes, "val")], banks / "real_val.npz", junk_per_image=1)
     from vision.hard_negatives import mine
-    for name, (sources, limit, refine) in MINED_BANKS.items():
+    for name, (sources, limit, refine, seed) in MINED_BANKS.items():
         if not (banks / f"{name}.npz").exists():
-            mine([(REPO / "datasets" / s, "train") for s in sources], banks / f"{name}.npz", limit, refine=refine)
+            mine([(REPO / "datasets" / s, "train") for s in sources], banks / f"{name}.npz", limit, seed, refine)
     print(mixed_yaml("mixed_b", TRAIN_SETS))            # runs 2-3 of the detector (synth_b first)
     print(mixed_yaml("mixed_c", tuple(reversed(TRAIN_SETS))))  # run 4 (synth_a first)
