@@ -39,7 +39,12 @@ PHONE_LONG_SIDE = 4000  # a phone's 12 MP photo is 4000 x 3000
 
 
 def enlarged(img_path: Path) -> bytes:
-    """The photo enlarged to a phone's long side, as a JPEG: the tuning photos are small, users' are not."""
+    """The photo enlarged to a phone's long side, as a JPEG: the tuning photos are small, users' are not.
+
+    Unlike ``vision.bench._twelve_mp``, which fills exactly 4000 x 3000 so every
+    benchmark photo costs the same, this keeps the aspect ratio: the square
+    real training photos are not stretched, so their indices keep their shape.
+    """
     img = cv2.imread(str(img_path))
     k = PHONE_LONG_SIDE / max(img.shape[:2])
     big = cv2.resize(img, None, fx=k, fy=k, interpolation=cv2.INTER_CUBIC)
