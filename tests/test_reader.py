@@ -170,6 +170,27 @@ def test_a_tile_factor_outside_two_to_six_is_refused():
         CardReader(tile_factor=7)
 
 
+def test_only_large_photos_with_small_or_mid_sized_indices_are_tiled():
+    """Tiles enlarge indices up to 2.5x: a 24 px index (at DETECT_SIZE) becomes 60 px, the top of the
+    detector's training range, so mid-sized indices are tiled too; larger ones and small photos are not."""
+    from vision.reader import DETECT_SIZE, MAX_TILE_FACTOR, SMALL_INDEX_PX, TILE_OVERLAP, wants_tiles
+
+    assert SMALL_INDEX_PX * MAX_TILE_FACTOR / (1 + TILE_OVERLAP) <= 60
+    assert wants_tiles(2048, 8.0, True)
+    assert wants_tiles(2048, 20.0, True)      # mid-sized: tiled since the threshold went from 12 to 24
+    assert not wants_tiles(2048, 30.0, True)
+    assert wants_tiles(2048, 0.0, False)      # nothing found: look closer
+    assert not wants_tiles(int(DETECT_SIZE * 1.5), 8.0, True)   # tiles would hold no more detail
+    assert wants_tiles(640, 20.0, True)
+
+
+def test_the_tiles_find_turned_and_dark_indices_the_whole_photo_pass_misses(reader):
+    # a 2048 px scene (synth_hr_val, a tuning scene, seed 7) whose indices are mid-sized (~20 px at
+    # DETECT_SIZE): the whole-photo pass alone found none of these four cards' corners
+    reading = reader.read((PHOTOS / "synthetic_hr_vs7_0000069.jpg").read_bytes())
+    assert {"2D", "6H", "QD", "4C"} <= set(reading.codes), reading.to_json()
+
+
 def test_tiles_per_side_follow_the_photo_size():
     """Tiles never shrink under the detector's input side, and stay within 2 to MAX_TILE_FACTOR per side."""
     from vision.reader import DETECT_SIZE, MAX_TILE_FACTOR, TILE_OVERLAP, tile_factor_for
