@@ -35,14 +35,14 @@ DETECT_SIZE = 416         # the detector's training size: indices ~8-60 px there
 # indices were mid-sized (12-24 px) got the whole-photo pass alone, which
 # misses turned and dark-faced indices that a tile finds (21 of the 65
 # cards missed on synth_hr_val had no proposal at all).  On the tuning
-# views, shipped weights, threshold 0.45: synth_hr_val 0.9553 -> 0.9611,
+# views, 53f25cb's weights, threshold 0.45: synth_hr_val 0.9553 -> 0.9611,
 # synth_val 0.7670 -> 0.7695, the real training photos enlarged to 12 MP
 # 0.9941 -> 0.9953; as stored (640 px) 0.9941 -> 0.9929 (one card more found,
 # two more read: an unlabelled spade cut by the photo's edge, and a second
 # box on a J of clubs read JS 0.49 / JC 0.49).  Costs a 3 x 3 tiling on the
 # photos with mid-sized indices.
 SMALL_INDEX_PX = 24
-# Tiles per side when indices are tiny (``tile_factor_for``): each tile
+# Tiles per side when indices are small (``tile_factor_for``): each tile
 # (1/factor of the long side, plus overlap) is detected at DETECT_SIZE, so
 # its indices grow by about factor / (1 + TILE_OVERLAP).  As many tiles as
 # keep each tile at least DETECT_SIZE across (finer tiles would only enlarge
