@@ -173,16 +173,17 @@ class CardReader:
             if size is not None:
                 corners = self.detector.detect(image, size)
                 return refine_corners(self.detector, image, corners) if self.refine else corners
+            long_side = max(image.shape[:2])
             corners = self.detector.detect(image, DETECT_SIZE)
-            median = _median_height(corners, DETECT_SIZE / max(image.shape[:2]))
+            median = _median_height(corners, DETECT_SIZE / long_side)
             if corners and median > LARGE_INDEX_PX:
                 # huge indices (a close-up): shrink the photo so they look like the training data
                 size = max(MIN_DETECT_SIZE, int(DETECT_SIZE * TARGET_INDEX_PX / median) // 32 * 32)
                 again = self.detector.detect(image, size)
                 if len(again) >= len(corners) * 0.8:
                     corners = again
-            elif wants_tiles(max(image.shape[:2]), median, bool(corners)):
-                factor = self.tile_factor or tile_factor_for(max(image.shape[:2]))
+            elif wants_tiles(long_side, median, bool(corners)):
+                factor = self.tile_factor or tile_factor_for(long_side)
                 corners = nms_corners(corners + self._tiled(image, factor))
             return refine_corners(self.detector, image, corners) if self.refine else corners
 
