@@ -1,5 +1,5 @@
 """Corner merging on hand-made detections: two corners are one card, WILDs pair by distance."""
-from vision.merge import MIN_CORNER_PROB, ReadCorner, merge_corners
+from vision.merge import MIN_CORNER_PROB, REREAD_MIN_PROB, ReadCorner, merge_corners
 
 
 def corner(code, x, y, size=20, prob=0.95):
@@ -45,6 +45,36 @@ def test_regular_card_seen_twice_far_apart_is_counted_once_with_warning():
     cards, warnings = merge_corners([corner("QS", 0, 0), corner("QS", 1000, 0)])
     assert [c.code for c in cards] == ["QS"]
     assert "QS appears 2 times" in warnings[0]
+
+
+def read_as(code, x, y, top, size=20):
+    """A corner whose classifier readings are ``top`` [(code, prob)], best first."""
+    return ReadCorner((x, y, x + size * 0.7, y + size), code, top[0][1], 0.9, tuple(top))
+
+
+def test_fainter_copy_of_a_card_seen_twice_is_read_as_its_next_likeliest_code():
+    cards, warnings = merge_corners([read_as("3S", 0, 0, [("3S", 0.95), ("3C", 0.03)]),
+                                     read_as("3S", 1000, 0, [("3S", 0.6), ("3D", 0.3), ("8S", 0.05)])])
+    assert [c.code for c in cards] == ["3S", "3D"]
+    assert cards[1].box[0] == 1000
+    assert cards[1].confidence < cards[0].confidence
+    assert "taken as 3D" in warnings[0] and "check that card" in warnings[0]
+
+
+def test_repeat_is_not_re_read_as_a_code_another_card_took():
+    cards, warnings = merge_corners([read_as("3S", 0, 0, [("3S", 0.95)]),
+                                     read_as("3D", 500, 0, [("3D", 0.9)]),
+                                     read_as("3S", 1000, 0, [("3S", 0.6), ("3D", 0.3), ("JUNK", 0.09)])])
+    assert sorted(c.code for c in cards) == ["3D", "3S"]
+    assert "3S appears 2 times" in warnings[0]
+
+
+def test_repeat_whose_next_reading_is_faint_is_dropped_with_a_warning():
+    faint = REREAD_MIN_PROB * 0.9
+    cards, warnings = merge_corners([read_as("3S", 0, 0, [("3S", 0.95)]),
+                                     read_as("3S", 1000, 0, [("3S", 0.8), ("3D", faint)])])
+    assert [c.code for c in cards] == ["3S"]
+    assert "3S appears 2 times" in warnings[0]
 
 
 def test_junk_and_unsure_corners_are_dropped():
