@@ -17,6 +17,17 @@ def test_recipe_loads_with_the_seeds_of_the_shipped_models():
     assert recipe.SYNTH_SETS["synth_hr_test"] == (4242, 300, "t", 2048)
     assert set(recipe.HELD_OUT) == {"synth_test", "synth_hr_test"}
     assert not set(recipe.HELD_OUT) & set(recipe.TRAIN_SETS + recipe.DETECTOR_VIEWS)
+    assert recipe.CLASSIFIER_SETS == ("synth_hr_c", "synth_hr_d")
+    assert not set(recipe.HELD_OUT) & set(recipe.CLASSIFIER_SETS)
+
+
+def test_a_held_out_set_sharing_a_classifier_set_seed_is_refused(tmp_path):
+    cfg = json.loads(recipe.RECIPE_FILE.read_text())
+    cfg["synthetic_sets"]["synth_hr_test"]["seed"] = cfg["synthetic_sets"]["synth_hr_d"]["seed"]
+    bad = tmp_path / "recipe.json"
+    bad.write_text(json.dumps(cfg))
+    with pytest.raises(ValueError, match="held-out set 'synth_hr_test' shares seed 500"):
+        recipe.load_recipe(bad)
 
 
 def test_a_held_out_set_sharing_a_training_seed_is_refused(tmp_path):

@@ -1,5 +1,5 @@
 """Corner merging on hand-made detections: two corners are one card, WILDs pair by distance."""
-from vision.merge import MIN_CORNER_PROB, REREAD_MIN_PROB, ReadCorner, merge_corners
+from vision.merge import MIN_CORNER_PROB, MIN_SINGLE_CORNER_CONFIDENCE, REREAD_MIN_PROB, ReadCorner, merge_corners
 
 
 def corner(code, x, y, size=20, prob=0.95):
@@ -54,7 +54,7 @@ def read_as(code, x, y, top, size=20):
 
 def test_fainter_copy_of_a_card_seen_twice_is_read_as_its_next_likeliest_code():
     cards, warnings = merge_corners([read_as("3S", 0, 0, [("3S", 0.95), ("3C", 0.03)]),
-                                     read_as("3S", 1000, 0, [("3S", 0.6), ("3D", 0.3), ("8S", 0.05)])])
+                                     read_as("3S", 1000, 0, [("3S", 0.5), ("3D", 0.4), ("8S", 0.05)])])
     assert [c.code for c in cards] == ["3S", "3D"]
     assert cards[1].box[0] == 1000
     assert cards[1].confidence < cards[0].confidence
@@ -75,6 +75,24 @@ def test_repeat_whose_next_reading_is_faint_is_dropped_with_a_warning():
                                      read_as("3S", 1000, 0, [("3S", 0.8), ("3D", faint)])])
     assert [c.code for c in cards] == ["3S"]
     assert "3S appears 2 times" in warnings[0]
+
+
+def test_a_faint_lone_corner_is_no_card_but_two_agreeing_faint_corners_are():
+    prob, score = 0.5, 0.1  # passes the corner threshold, but prob * (0.5 + score) = 0.3 is under the floor
+    assert prob >= MIN_CORNER_PROB
+    lone = ReadCorner((0, 0, 14, 20), "NODECLARE0", prob, score)
+    assert lone.confidence < MIN_SINGLE_CORNER_CONFIDENCE
+    assert merge_corners([lone])[0] == []
+    twin = ReadCorner((60, 90, 74, 110), "NODECLARE0", prob, score)
+    assert [c.code for c in merge_corners([lone, twin])[0]] == ["NODECLARE0"]
+
+
+def test_faint_lone_wilds_do_not_count_towards_the_three_copies():
+    sure = [corner("WILD", i * 400, 0) for i in range(3)]
+    faint = ReadCorner((2000, 0, 2014, 20), "WILD", MIN_CORNER_PROB + 0.01, 0.0)
+    cards, warnings = merge_corners(sure + [faint])
+    assert [c.code for c in cards] == ["WILD"] * 3
+    assert warnings == []
 
 
 def test_junk_and_unsure_corners_are_dropped():

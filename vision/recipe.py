@@ -26,7 +26,7 @@ def load_recipe(path: Path = RECIPE_FILE) -> dict:
     """
     recipe = json.loads(Path(path).read_text())
     sets = recipe["synthetic_sets"]
-    for name in recipe["train_sets"] + recipe["detector_views"] + recipe["held_out"]:
+    for name in recipe["train_sets"] + recipe["detector_views"] + recipe["held_out"] + recipe.get("classifier_sets", []):
         if name not in sets:
             raise ValueError(f"{path}: {name!r} is not in synthetic_sets")
     trained = {sets[n]["seed"] for n in sets if n not in recipe["held_out"] and not n.endswith("val")}
@@ -46,6 +46,8 @@ SYNTH_SETS = {name: (s["seed"], s["count"], s["prefix"], s["imgsz"])
 HELD_OUT = tuple(_RECIPE["held_out"])    # only `python -m vision eval` reads these
 TRAIN_SETS = tuple(_RECIPE["train_sets"])
 DETECTOR_VIEWS = tuple(_RECIPE["detector_views"])
+# 2048 px sets cut into labelled classifier banks (not trained on by the detector)
+CLASSIFIER_SETS = tuple(_RECIPE.get("classifier_sets", ["synth_hr_c"]))
 # hard examples cut with the reader shipped at the time (vision.hard_negatives):
 # bank -> (training sets as data.yaml paths under datasets/, at most this many images from each,
 #          boxes from the refining second look, seed of the random pick of images)
@@ -79,7 +81,7 @@ def build(workers: int = 1) -> None:
         if name in DETECTOR_VIEWS:
             detector_view(out / "data.yaml", WORK / f"{name}_det")
     banks = WORK / "crop_banks"
-    for name in TRAIN_SETS + ("synth_hr_c",):
+    for name in TRAIN_SETS + CLASSIFIER_SETS:
         if not (banks / f"{name}.npz").exists():
             build_bank([(GENERATED / name / "data.yaml", "train")], banks / f"{name}.npz", junk_per_image=3)
     if not (banks / "real_train.npz").exists():
