@@ -4,9 +4,10 @@ A regular card shows the same index in two opposite corners, so all corners
 read as one code are one card; since every card but WILD exists once, the
 same code far apart in one photo is never counted twice: the fainter reading
 is re-read as its next-likeliest code that no other card took, or dropped,
-and either way a warning says so (two decks mixed, or a misread).  WILD has three copies, so WILD corners
-are paired by distance: two corners of one card lie within about one card
-diagonal of each other, which we estimate from the index size.
+and either way a warning says so (two decks mixed, or a misread).  WILD has
+three copies, so WILD corners are paired by distance: two corners of one
+card lie within about one card diagonal of each other, which we estimate
+from the index size.  A card resting on one faint corner is not reported.
 """
 from __future__ import annotations
 
