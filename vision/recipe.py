@@ -26,7 +26,8 @@ def load_recipe(path: Path = RECIPE_FILE) -> dict:
     """
     recipe = json.loads(Path(path).read_text())
     sets = recipe["synthetic_sets"]
-    for name in recipe["train_sets"] + recipe["detector_views"] + recipe["held_out"] + recipe.get("classifier_sets", []):
+    named = recipe["train_sets"] + recipe["detector_views"] + recipe["held_out"] + recipe.get("classifier_sets", [])
+    for name in named:
         if name not in sets:
             raise ValueError(f"{path}: {name!r} is not in synthetic_sets")
     trained = {sets[n]["seed"] for n in sets if n not in recipe["held_out"] and not n.endswith("val")}
