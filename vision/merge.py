@@ -192,12 +192,12 @@ def merge_corners(corners: list[ReadCorner]) -> tuple[list[MergedCard], list[str
         group.sort(key=lambda c: -c.confidence)
         group = _one_per_index(group)
         if code == "WILD":
-            clusters = [cl for cl in _pair_up(group) if stands_alone(_card(code, cl))]
-            if len(clusters) > WILD_COPIES:
-                warnings.append(f"{len(clusters)} WILDCARDs seen but a deck has only {WILD_COPIES}; "
+            wilds = [w for w in (_card(code, cl) for cl in _pair_up(group)) if stands_alone(w)]
+            if len(wilds) > WILD_COPIES:
+                warnings.append(f"{len(wilds)} WILDCARDs seen but a deck has only {WILD_COPIES}; "
                                 f"kept the {WILD_COPIES} clearest — check the photo")
-                clusters = clusters[:WILD_COPIES]  # _pair_up lists the clearest first
-            cards.extend(_card(code, cl) for cl in clusters)
+                wilds = wilds[:WILD_COPIES]  # _pair_up lists the clearest first
+            cards.extend(wilds)
             continue
         clusters = _pair_up(group)
         main = clusters[0]
