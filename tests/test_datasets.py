@@ -21,31 +21,27 @@ def test_recipe_loads_with_the_seeds_of_the_shipped_models():
     assert not set(recipe.HELD_OUT) & set(recipe.CLASSIFIER_SETS)
 
 
-def test_a_held_out_set_sharing_a_classifier_set_seed_is_refused(tmp_path):
+def _load_edited(tmp_path, edit):
+    """Load a copy of the tracked recipe after ``edit(cfg)`` changed it."""
     cfg = json.loads(recipe.RECIPE_FILE.read_text())
-    cfg["synthetic_sets"]["synth_hr_test"]["seed"] = cfg["synthetic_sets"]["synth_hr_d"]["seed"]
+    edit(cfg)
     bad = tmp_path / "recipe.json"
     bad.write_text(json.dumps(cfg))
-    with pytest.raises(ValueError, match="held-out set 'synth_hr_test' shares seed 500"):
-        recipe.load_recipe(bad)
+    return recipe.load_recipe(bad)
 
 
-def test_a_held_out_set_sharing_a_training_seed_is_refused(tmp_path):
-    cfg = json.loads(recipe.RECIPE_FILE.read_text())
-    cfg["synthetic_sets"]["synth_test"]["seed"] = cfg["synthetic_sets"]["synth_a"]["seed"]
-    bad = tmp_path / "recipe.json"
-    bad.write_text(json.dumps(cfg))
-    with pytest.raises(ValueError, match="held-out set 'synth_test' shares seed 100"):
-        recipe.load_recipe(bad)
+@pytest.mark.parametrize("held_out, trained, seed", [("synth_test", "synth_a", 100),       # a detector training set
+                                                     ("synth_hr_test", "synth_hr_d", 500)])  # a classifier set
+def test_a_held_out_set_sharing_a_trained_set_seed_is_refused(tmp_path, held_out, trained, seed):
+    def share_seed(cfg):
+        cfg["synthetic_sets"][held_out]["seed"] = cfg["synthetic_sets"][trained]["seed"]
+    with pytest.raises(ValueError, match=f"held-out set '{held_out}' shares seed {seed}"):
+        _load_edited(tmp_path, share_seed)
 
 
 def test_an_unknown_set_name_is_refused(tmp_path):
-    cfg = json.loads(recipe.RECIPE_FILE.read_text())
-    cfg["train_sets"].append("synth_z")
-    bad = tmp_path / "recipe.json"
-    bad.write_text(json.dumps(cfg))
     with pytest.raises(ValueError, match="'synth_z' is not in synthetic_sets"):
-        recipe.load_recipe(bad)
+        _load_edited(tmp_path, lambda cfg: cfg["train_sets"].append("synth_z"))
 
 
 def _listed_val_stems() -> list[str]:
