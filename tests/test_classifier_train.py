@@ -120,3 +120,46 @@ def test_the_command_names_a_bad_input_size(arg, message, capsys):
         main(["fit", "--bank", "x.npz", "--input-size", arg])
     assert exit_.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_each_bank_is_drawn_by_its_share_whatever_its_size():
+    from vision.classifier_train import draw_weights
+
+    equal = draw_weights([10, 1000], [1.0, 1.0])
+    assert equal[:10].sum() == pytest.approx(0.5) and equal[10:].sum() == pytest.approx(0.5)
+    weighted = draw_weights([10, 1000, 40], [1.0, 0.5, 0.5])
+    assert [weighted[:10].sum(), weighted[10:1010].sum(), weighted[1010:].sum()] == pytest.approx([0.5, 0.25, 0.25])
+
+
+@pytest.mark.parametrize("arg, expected", [("a/b.npz", ("a/b.npz", 1.0)), ("a/b.npz=0.5", ("a/b.npz", 0.5)),
+                                           ("x=y.npz=2", ("x=y.npz", 2.0))])
+def test_a_bank_argument_names_its_share(arg, expected):
+    from vision.classifier_train import bank_with_share
+
+    path, share = bank_with_share(arg)
+    assert (str(path), share) == expected
+
+
+@pytest.mark.parametrize("arg, message", [("b.npz=half", "bank 'b.npz=half': share 'half' is not a number"),
+                                          ("b.npz=0", "share must be a positive number, not 0"),
+                                          ("b.npz=-1", "share must be a positive number, not -1"),
+                                          ("b.npz=nan", "share must be a positive number, not nan")])
+def test_the_command_names_a_bad_bank_share(arg, message, capsys):
+    from vision.classifier_train import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["fit", "--bank", arg])
+    assert exit_.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.train
+@pytest.mark.skipif(not HAVE_TORCH, reason="training extra (torch) not installed")
+def test_shares_must_match_the_banks(tmp_path, scratch_models):
+    from vision.classifier_train import train
+
+    bank = _tiny_bank(tmp_path / "bank.npz")
+    with pytest.raises(ValueError, match="2 shares for 1 banks"):
+        train([bank], None, minutes=0.001, batch=8, lr=1e-3, fresh=True, threads=1, shares=[1.0, 2.0])
+    logged = train([bank, bank], None, minutes=0.001, batch=8, lr=1e-3, fresh=True, threads=1, shares=[1.0, 0.5])
+    assert logged["shares"] == [1.0, 0.5]

@@ -183,12 +183,20 @@ def augment(batch_u8, rng, torch, train=True, size=INPUT_SIZE):
 
 # ---------------------------------------------------------------- training
 def train(banks: list[Path], val_bank: Path | None, minutes: float, batch: int, lr: float, fresh: bool,
-          threads: int, seed: int = 0, checkpoint_minutes: float = 10.0, input_size: int | None = None) -> dict:
+          threads: int, seed: int = 0, checkpoint_minutes: float = 10.0, input_size: int | None = None,
+          shares: list[float] | None = None) -> dict:
     """Train for ``minutes``, resuming from models/index_classifier.pt unless ``fresh``.
 
     ``input_size`` None keeps the resumed model's side (``INPUT_SIZE`` when
     fresh); another side fine-tunes the resumed layers at that side.
+    ``shares`` weighs how often each bank is drawn (default: all equally,
+    whatever their sizes), so that adding banks of one kind need not shrink
+    the share of the others: a resume that adds two 2048 px banks at equal
+    shares read the 640 px tuning scenes worse than the run before it.
     """
+    shares = [1.0] * len(banks) if shares is None else list(shares)
+    if len(shares) != len(banks):
+        raise ValueError(f"{len(shares)} shares for {len(banks)} banks")
     import torch
     import torch.nn.functional as F
 
@@ -198,8 +206,7 @@ def train(banks: list[Path], val_bank: Path | None, minutes: float, batch: int, 
     crops = np.concatenate([p["crops"] for p in parts])
     rank = np.concatenate([p["rank"] for p in parts])
     suit = np.concatenate([p["suit"] for p in parts])
-    weights = np.concatenate([np.full(len(p["rank"]), 1.0 / len(p["rank"])) for p in parts])
-    weights /= weights.sum()  # each bank equally often, whatever its size
+    weights = draw_weights([len(p["rank"]) for p in parts], shares)
     model = make_model()
     size = INPUT_SIZE
     if CLASSIFIER_PT.exists() and not fresh:
@@ -235,6 +242,8 @@ def train(banks: list[Path], val_bank: Path | None, minutes: float, batch: int, 
     save_checkpoint(model, size, torch)
     result = {"crops_seen": seen, "seconds": round(time.time() - t0), "banks": [b.name for b in banks], "lr": lr,
               "seed": seed, "input_size": size}
+    if any(share != 1.0 for share in shares):
+        result["shares"] = shares
     if val_bank is not None:
         result["val"] = evaluate_bank(model, val_bank, torch, size)
     export_onnx(model, torch, size)
@@ -301,6 +310,26 @@ def check_input_size(side: int) -> int:
     return side
 
 
+def draw_weights(sizes: list[int], shares: list[float]) -> np.ndarray:
+    """Per-crop draw probabilities: each bank drawn in proportion to its share, whatever its size."""
+    weights = np.concatenate([np.full(n, share / n) for n, share in zip(sizes, shares)])
+    return weights / weights.sum()
+
+
+def bank_with_share(text: str) -> tuple[Path, float]:
+    """``BANK.npz`` or ``BANK.npz=SHARE``: a bank and how often it is drawn against the others."""
+    path, sep, share_text = text.rpartition("=")
+    if not sep:
+        return Path(text), 1.0
+    try:
+        share = float(share_text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"bank {text!r}: share {share_text!r} is not a number") from None
+    if not share > 0 or share == float("inf"):
+        raise argparse.ArgumentTypeError(f"bank {text!r}: share must be a positive number, not {share_text}")
+    return Path(path), share
+
+
 def _input_side(text: str) -> int:
     """argparse type for --input-size: a clear usage error instead of a traceback mid-run."""
     try:
@@ -327,7 +356,8 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--detector", type=Path, default=None,
                    help="mine with candidate detector weights (ONNX) instead of the shipped ones")
     t = sub.add_parser("fit", help="train on crop banks")
-    t.add_argument("--bank", action="append", required=True)
+    t.add_argument("--bank", action="append", required=True, type=bank_with_share, metavar="BANK.npz[=SHARE]",
+                   help="crop bank (repeatable); each is drawn in proportion to its share, 1 unless given")
     t.add_argument("--val", default=None)
     t.add_argument("--minutes", type=float, default=10)
     t.add_argument("--batch", type=int, default=256)
@@ -348,6 +378,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             build_bank(sources, Path(a.out), a.junk, a.limit)
     else:
-        print(json.dumps(train([Path(x) for x in a.bank], Path(a.val) if a.val else None, a.minutes, a.batch,
-                               a.lr, a.fresh, a.threads, a.seed, input_size=a.input_size)))
+        print(json.dumps(train([path for path, _ in a.bank], Path(a.val) if a.val else None, a.minutes, a.batch,
+                               a.lr, a.fresh, a.threads, a.seed, input_size=a.input_size,
+                               shares=[share for _, share in a.bank])))
     return 0
