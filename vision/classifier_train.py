@@ -325,7 +325,7 @@ def bank_with_share(text: str) -> tuple[Path, float]:
         share = float(share_text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"bank {text!r}: share {share_text!r} is not a number") from None
-    if not share > 0 or share == float("inf"):
+    if not 0 < share < float("inf"):  # also turns down nan
         raise argparse.ArgumentTypeError(f"bank {text!r}: share must be a positive number, not {share_text}")
     return Path(path), share
 
