@@ -210,8 +210,9 @@ def merge_corners(corners: list[ReadCorner]) -> tuple[list[MergedCard], list[str
                 far.append(cl)
         if far:
             repeats.append((code, far))
-        cards.append(_card(code, main))
-    cards = [c for c in cards if stands_alone(c)]
+        card = _card(code, main)
+        if stands_alone(card):
+            cards.append(card)
     cards.extend(_reread_repeats(repeats, {c.code for c in cards}, warnings))
     cards.sort(key=lambda c: (c.box[0], c.box[1]))
     return cards, warnings
@@ -234,11 +235,8 @@ def _reread_repeats(repeats: list[tuple[str, list[list[ReadCorner]]]], taken: se
         dropped = 0
         for cluster in far:
             alt, prob = _next_reading(cluster, taken | {code})
-            if alt is None:
-                dropped += 1
-                continue
-            card = _card(alt, [ReadCorner(c.box, alt, prob, c.score, c.top) for c in cluster])
-            if not stands_alone(card):
+            card = None if alt is None else _card(alt, [ReadCorner(c.box, alt, prob, c.score, c.top) for c in cluster])
+            if card is None or not stands_alone(card):
                 dropped += 1
                 continue
             taken.add(alt)
