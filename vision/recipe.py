@@ -25,8 +25,9 @@ def load_recipe(path: Path = RECIPE_FILE) -> dict:
     share a seed (and so scenes) with a set that is trained on.
     """
     recipe = json.loads(Path(path).read_text())
+    recipe.setdefault("classifier_sets", ["synth_hr_c"])  # recipes before synth_hr_d named no such list
     sets = recipe["synthetic_sets"]
-    named = recipe["train_sets"] + recipe["detector_views"] + recipe["held_out"] + recipe.get("classifier_sets", [])
+    named = recipe["train_sets"] + recipe["detector_views"] + recipe["held_out"] + recipe["classifier_sets"]
     for name in named:
         if name not in sets:
             raise ValueError(f"{path}: {name!r} is not in synthetic_sets")
@@ -48,7 +49,7 @@ HELD_OUT = tuple(_RECIPE["held_out"])    # only `python -m vision eval` reads th
 TRAIN_SETS = tuple(_RECIPE["train_sets"])
 DETECTOR_VIEWS = tuple(_RECIPE["detector_views"])
 # 2048 px sets cut into labelled classifier banks (not trained on by the detector)
-CLASSIFIER_SETS = tuple(_RECIPE.get("classifier_sets", ["synth_hr_c"]))
+CLASSIFIER_SETS = tuple(_RECIPE["classifier_sets"])
 # hard examples cut with the reader shipped at the time (vision.hard_negatives):
 # bank -> (training sets as data.yaml paths under datasets/, at most this many images from each,
 #          boxes from the refining second look, seed of the random pick of images)
