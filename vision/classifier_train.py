@@ -20,6 +20,7 @@ import numpy as np
 from vision.classes import CARD_CODES
 from vision.index_crops import (INPUT_EXPAND, INPUT_SIZE, JUNK, MAX_INPUT_SIZE, RANK_LABELS, STORE_EXPAND,
                                 STORE_SIZE, SUIT_LABELS, code_to_targets, cut_crop)
+from vision.index_net import check_width, make_model, widen_state, width_of
 from vision.yolo_data import box_iou, dataset_images, label_path, read_boxes
 
 REPO = Path(__file__).resolve().parents[1]
@@ -80,40 +81,6 @@ def _junk_box(rng, w, h, boxes):
         if all(box_iou(cand, b) < 0.05 for b in boxes):
             return cand
     return None
-
-
-# ---------------------------------------------------------------- model
-def make_model():
-    import torch.nn as nn
-
-    def block(cin, cout):
-        return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
-
-    class IndexNet(nn.Module):
-        """~20 MFLOP CNN for a 32x32 index crop (~45 at 48x48); rank and suit heads.
-
-        Fully convolutional up to a global average pool, so the same layers
-        take any input side; weights trained at one side are a head start at another.
-
-        Sized for CPU training: about 150 crops/s per core including the
-        backward pass, so an hour is half a million augmented crops.
-        """
-
-        def __init__(self):
-            super().__init__()
-            self.features = nn.Sequential(
-                block(3, 32), nn.MaxPool2d(2),                         # 16
-                block(32, 48), block(48, 48), nn.MaxPool2d(2),         # 8
-                block(48, 96), block(96, 96), nn.MaxPool2d(2),         # 4
-                block(96, 160), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2))
-            self.rank = nn.Linear(160, len(RANK_LABELS))
-            self.suit = nn.Linear(160, len(SUIT_LABELS))
-
-        def forward(self, x):
-            f = self.features(x)
-            return self.rank(f), self.suit(f)
-
-    return IndexNet()
 
 
 # ---------------------------------------------------------------- augmentation
@@ -184,7 +151,7 @@ def augment(batch_u8, rng, torch, train=True, size=INPUT_SIZE):
 # ---------------------------------------------------------------- training
 def train(banks: list[Path], val_bank: Path | None, minutes: float, batch: int, lr: float, fresh: bool,
           threads: int, seed: int = 0, checkpoint_minutes: float = 10.0, input_size: int | None = None,
-          shares: list[float] | None = None) -> dict:
+          shares: list[float] | None = None, width: float | None = None) -> dict:
     """Train for ``minutes``, resuming from models/index_classifier.pt unless ``fresh``.
 
     ``input_size`` None keeps the resumed model's side (``INPUT_SIZE`` when
@@ -193,6 +160,9 @@ def train(banks: list[Path], val_bank: Path | None, minutes: float, batch: int, 
     whatever their sizes), so that adding banks of one kind need not shrink
     the share of the others: a resume that adds two 2048 px banks at equal
     shares read the 640 px tuning scenes worse than the run before it.
+    ``width`` None keeps the resumed model's width (1 when fresh); a wider
+    one widens the resumed weights without changing what they read
+    (``index_net.widen_state``), then trains all of them.
     """
     shares = [1.0] * len(banks) if shares is None else list(shares)
     if len(shares) != len(banks):
@@ -207,12 +177,18 @@ def train(banks: list[Path], val_bank: Path | None, minutes: float, batch: int, 
     rank = np.concatenate([p["rank"] for p in parts])
     suit = np.concatenate([p["suit"] for p in parts])
     weights = draw_weights([len(p["rank"]) for p in parts], shares)
-    model = make_model()
     size = INPUT_SIZE
     if CLASSIFIER_PT.exists() and not fresh:
         state, size = load_checkpoint(CLASSIFIER_PT, torch)
+        resumed = width_of(state)
+        if width is not None and check_width(width) != resumed:
+            state = widen_state(state, width, rng)
+            print(f"classifier: widened from {resumed:g}x to {width:g}x", flush=True)
+        model = make_model(width_of(state))
         model.load_state_dict(state)
         print(f"classifier: resuming from models/index_classifier.pt ({size} px)", flush=True)
+    else:
+        model = make_model(1.0 if width is None else width)
     size = check_input_size(input_size or size)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     deadline = time.time() + minutes * 60
@@ -241,7 +217,7 @@ def train(banks: list[Path], val_bank: Path | None, minutes: float, batch: int, 
     MODELS.mkdir(exist_ok=True)
     save_checkpoint(model, size, torch)
     result = {"crops_seen": seen, "seconds": round(time.time() - t0), "banks": [b.name for b in banks], "lr": lr,
-              "seed": seed, "input_size": size}
+              "seed": seed, "input_size": size, "width": model.width}
     if any(share != 1.0 for share in shares):
         result["shares"] = shares
     if val_bank is not None:
@@ -263,7 +239,10 @@ def _checkpoint(model, torch, size: int) -> None:
 
 
 def save_checkpoint(model, size: int, torch) -> None:
-    """The weights with the input side they were trained at (resuming needs both)."""
+    """The weights with the input side they were trained at (resuming needs both).
+
+    The width is not stored: the weights' shapes carry it (``index_net.width_of``).
+    """
     torch.save({"state_dict": model.state_dict(), "input_size": size}, CLASSIFIER_PT)
 
 
@@ -339,6 +318,18 @@ def _input_side(text: str) -> int:
         raise argparse.ArgumentTypeError(reason) from None
 
 
+def _width(text: str) -> float:
+    """argparse type for --width: a clear usage error instead of a traceback mid-run."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"width {text!r} is not a number") from None
+    try:
+        return check_width(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m vision train classifier")
     sub = p.add_subparsers(dest="what", required=True)
@@ -367,6 +358,9 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--input-size", type=_input_side, default=None,
                    help=f"crop side in px (default: the resumed model's, or {INPUT_SIZE} when fresh); "
                         f"at most {MAX_INPUT_SIZE}")
+    t.add_argument("--width", type=_width, default=None,
+                   help="channel multiplier (default: the resumed model's, or 1 when fresh); a wider one than "
+                        "the resumed model's widens it first, keeping what it reads")
     t.add_argument("--seed", type=int, default=0, help="sampling and augmentation seed (vary it when resuming, "
                    "or a resumed run sees the same crops in the same order again)")
     a = p.parse_args(argv)
@@ -380,5 +374,5 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(json.dumps(train([path for path, _ in a.bank], Path(a.val) if a.val else None, a.minutes, a.batch,
                                a.lr, a.fresh, a.threads, a.seed, input_size=a.input_size,
-                               shares=[share for _, share in a.bank])))
+                               shares=[share for _, share in a.bank], width=a.width)))
     return 0
