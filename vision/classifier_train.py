@@ -18,8 +18,8 @@ import cv2
 import numpy as np
 
 from vision.classes import CARD_CODES
-from vision.index_crops import (INPUT_EXPAND, INPUT_SIZE, JUNK, MAX_INPUT_SIZE, RANK_LABELS, STORE_EXPAND,
-                                STORE_SIZE, SUIT_LABELS, code_to_targets, cut_crop)
+from vision.index_crops import (INPUT_EXPAND, INPUT_SIZE, JUNK, MAX_INPUT_SIZE, STORE_EXPAND,
+                                STORE_SIZE, code_to_targets, cut_crop)
 from vision.index_net import check_width, make_model, widen_state, width_of
 from vision.yolo_data import box_iou, dataset_images, label_path, read_boxes
 
