@@ -163,3 +163,42 @@ def test_shares_must_match_the_banks(tmp_path, scratch_models):
         train([bank], None, minutes=0.001, batch=8, lr=1e-3, fresh=True, threads=1, shares=[1.0, 2.0])
     logged = train([bank, bank], None, minutes=0.001, batch=8, lr=1e-3, fresh=True, threads=1, shares=[1.0, 0.5])
     assert logged["shares"] == [1.0, 0.5]
+
+
+@pytest.mark.train
+@pytest.mark.skipif(not HAVE_TORCH, reason="training extra (torch) not installed")
+def test_a_resumed_run_can_widen_the_classifier_and_the_reader_runs_it(tmp_path, scratch_models):
+    import torch
+
+    from vision.classifier_train import load_checkpoint, train
+    from vision.index_net import width_of
+
+    bank = _tiny_bank(tmp_path / "bank.npz")
+    assert train([bank], None, minutes=0.001, batch=8, lr=1e-3, fresh=True, threads=1)["width"] == 1.0
+    assert train([bank], None, minutes=0.001, batch=8, lr=1e-3, fresh=False, threads=1, width=1.5)["width"] == 1.5
+    state, _ = load_checkpoint(scratch_models / "index_classifier.pt", torch)
+    assert width_of(state) == 1.5
+    kept = train([bank], None, minutes=0.001, batch=8, lr=1e-3, fresh=False, threads=1)
+    assert kept["width"] == 1.5, "a resumed run keeps the width it resumed"
+    with pytest.raises(ValueError, match="narrower than the checkpoint's 1.5"):
+        train([bank], None, minutes=0.001, batch=8, lr=1e-3, fresh=False, threads=1, width=1.0)
+
+    from vision.detector import Corner
+    from vision.reader import CardReader
+
+    reader = CardReader(ROOT / "models" / "corner_detector.onnx", scratch_models / "index_classifier.onnx",
+                        threads=1)
+    read = reader.classify(np.full((200, 200, 3), 200, np.uint8), [Corner((10, 10, 40, 60), 0.9)])
+    assert len(read) == 1 and read[0].code
+
+
+@pytest.mark.parametrize("arg, message", [("wide", "width 'wide' is not a number"),
+                                          ("0.5", "classifier width 0.5: must be 1 to 3"),
+                                          ("nan", "classifier width nan: must be 1 to 3")])
+def test_the_command_names_a_bad_width(arg, message, capsys):
+    from vision.classifier_train import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["fit", "--bank", "x.npz", "--width", arg])
+    assert exit_.value.code == 2
+    assert message in capsys.readouterr().err
