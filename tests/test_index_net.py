@@ -100,3 +100,14 @@ def test_a_narrower_or_out_of_range_width_is_refused():
     for bad in (0.5, 3.5, float("nan")):
         with pytest.raises(ValueError, match="must be 1 to 3"):
             check_width(bad)
+
+
+def test_a_width_that_rounds_is_rebuilt_from_the_weights_shapes():
+    """1.3x rounds each layer on its own (42, 62, ... channels); the shapes, not the ratio, rebuild it."""
+    from vision.index_net import channels, channels_of, make_model, widen_state
+
+    state = widen_state(_trained_looking().state_dict(), 1.3, np.random.default_rng(0))
+    assert channels_of(state) == channels(1.3) == (42, 62, 62, 125, 125, 208)
+    make_model(counts=channels_of(state)).load_state_dict(state)
+    with pytest.raises(ValueError, match="narrower"):
+        widen_state(state, 1.25, np.random.default_rng(0))

@@ -20,7 +20,7 @@ import numpy as np
 from vision.classes import CARD_CODES
 from vision.index_crops import (INPUT_EXPAND, INPUT_SIZE, JUNK, MAX_INPUT_SIZE, STORE_EXPAND,
                                 STORE_SIZE, code_to_targets, cut_crop)
-from vision.index_net import check_width, make_model, widen_state, width_of
+from vision.index_net import channels, channels_of, check_width, make_model, widen_state, width_of
 from vision.yolo_data import box_iou, dataset_images, label_path, read_boxes
 
 REPO = Path(__file__).resolve().parents[1]
@@ -180,11 +180,10 @@ def train(banks: list[Path], val_bank: Path | None, minutes: float, batch: int, 
     size = INPUT_SIZE
     if CLASSIFIER_PT.exists() and not fresh:
         state, size = load_checkpoint(CLASSIFIER_PT, torch)
-        resumed = width_of(state)
-        if width is not None and check_width(width) != resumed:
+        if width is not None and channels(check_width(width)) != channels_of(state):
+            print(f"classifier: widening from {width_of(state):g}x to {width:g}x", flush=True)
             state = widen_state(state, width, rng)
-            print(f"classifier: widened from {resumed:g}x to {width:g}x", flush=True)
-        model = make_model(width_of(state))
+        model = make_model(counts=channels_of(state))
         model.load_state_dict(state)
         print(f"classifier: resuming from models/index_classifier.pt ({size} px)", flush=True)
     else:
@@ -241,7 +240,7 @@ def _checkpoint(model, torch, size: int) -> None:
 def save_checkpoint(model, size: int, torch) -> None:
     """The weights with the input side they were trained at (resuming needs both).
 
-    The width is not stored: the weights' shapes carry it (``index_net.width_of``).
+    The width is not stored: the weights' shapes carry it (``index_net.channels_of``).
     """
     torch.save({"state_dict": model.state_dict(), "input_size": size}, CLASSIFIER_PT)
 

@@ -42,10 +42,16 @@ def check_width(width: float) -> float:
     return float(width)
 
 
-def make_model(width: float = 1.0):
+def channels_of(state: dict) -> tuple[int, ...]:
+    """The six blocks' output channels of a state dict, read from its weights' shapes."""
+    return tuple(int(state[f"features.{i}.0.weight"].shape[0]) for i in BLOCK_INDICES)
+
+
+def make_model(width: float = 1.0, counts: tuple[int, ...] | None = None):
+    """The network at ``width``, or with exactly ``counts`` channels (as ``channels_of`` a checkpoint)."""
     import torch.nn as nn
 
-    c = channels(check_width(width))
+    c = tuple(counts) if counts is not None else channels(check_width(width))
 
     def block(cin, cout):
         return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
@@ -62,7 +68,7 @@ def make_model(width: float = 1.0):
 
         def __init__(self):
             super().__init__()
-            self.width = width
+            self.width = c[0] / BASE_CHANNELS[0]
             self.features = nn.Sequential(
                 block(3, c[0]), nn.MaxPool2d(2),                       # 16
                 block(c[0], c[1]), block(c[1], c[2]), nn.MaxPool2d(2),  # 8
@@ -93,10 +99,9 @@ def widen_state(state: dict, width: float, rng: np.random.Generator, noise: floa
     """
     import torch
 
-    old = width_of(state)
-    if width < old:
-        raise ValueError(f"classifier width {width:g}: narrower than the checkpoint's {old:g}")
     targets = channels(check_width(width))
+    if any(new < now for new, now in zip(targets, channels_of(state))):
+        raise ValueError(f"classifier width {width:g}: narrower than the checkpoint's {width_of(state):g}")
     out = dict(state)
     mapping = np.arange(3)                 # the input's colour channels are never copied
     counts = np.ones(3)
