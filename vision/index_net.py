@@ -85,7 +85,10 @@ def make_model(width: float = 1.0, counts: tuple[int, ...] | None = None):
 
 
 def width_of(state: dict) -> float:
-    """The width a state dict was made at, read from its first conv layer."""
+    """The width a state dict was made at, as its first conv layer rounded it (1.3x reads 1.3125x).
+
+    For messages and the training log; rebuilding a model uses ``channels_of``.
+    """
     return float(state["features.0.0.weight"].shape[0]) / BASE_CHANNELS[0]
 
 
