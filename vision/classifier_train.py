@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 
 from vision.classes import CARD_CODES
+from vision.cli_args import checked
 from vision.index_crops import (INPUT_EXPAND, INPUT_SIZE, JUNK, MAX_INPUT_SIZE, STORE_EXPAND,
                                 STORE_SIZE, code_to_targets, cut_crop)
 from vision.index_net import channels, channels_of, check_width, make_model, widen_state, width_of
@@ -308,25 +309,9 @@ def bank_with_share(text: str) -> tuple[Path, float]:
     return Path(path), share
 
 
-def _input_side(text: str) -> int:
-    """argparse type for --input-size: a clear usage error instead of a traceback mid-run."""
-    try:
-        return check_input_size(int(text))
-    except ValueError as exc:
-        reason = str(exc) if text.strip().lstrip("-").isdigit() else f"{text!r} is not a whole number of pixels"
-        raise argparse.ArgumentTypeError(reason) from None
-
-
-def _width(text: str) -> float:
-    """argparse type for --width: a clear usage error instead of a traceback mid-run."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"width {text!r} is not a number") from None
-    try:
-        return check_width(value)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+# argparse types for --input-size and --width: a clear usage error instead of a traceback mid-run.
+_input_side = checked(int, check_input_size, "{text!r} is not a whole number of pixels")
+_width = checked(float, check_width, "width {text!r} is not a number")
 
 
 def main(argv: list[str] | None = None) -> int:

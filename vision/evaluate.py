@@ -17,6 +17,7 @@ from pathlib import Path
 from PIL import Image
 
 from vision.classes import CARD_CODES
+from vision.cli_args import checked
 from vision.merge import ReadCorner, merge_corners
 from vision.yolo_data import dataset_images, label_path, read_boxes
 
@@ -93,17 +94,13 @@ def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors:
             "per_class": per_class, "errors": errors}
 
 
-def _tile_factor(text: str) -> int:
-    from vision.reader import check_tile_factor
+def _check_tile_factor(n: int) -> int:
+    from vision.reader import check_tile_factor  # the reader (onnxruntime) only once an option names tiles
 
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of tiles per side") from None
-    try:
-        return check_tile_factor(n)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    return check_tile_factor(n)
+
+
+_tile_factor = checked(int, _check_tile_factor, "{text!r} is not a whole number of tiles per side")
 
 
 def main(argv: list[str] | None = None) -> int:
