@@ -95,7 +95,7 @@ def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors:
 
 
 def _check_tile_factor(n: int) -> int:
-    from vision.reader import check_tile_factor  # the reader (onnxruntime) only once an option names tiles
+    from vision.reader import check_tile_factor  # the reader (and cv2) load only once an option names tiles
 
     return check_tile_factor(n)
 
