@@ -104,6 +104,40 @@ def test_old_checkpoints_are_32_px_state_dicts(tmp_path):
 
 @pytest.mark.train
 @pytest.mark.skipif(not HAVE_TORCH, reason="training extra (torch) not installed")
+def test_checkpoints_are_stored_at_half_precision_and_resume_at_full(tmp_path, scratch_models):
+    import torch
+
+    from vision.classifier_train import augment, load_checkpoint, make_model, save_checkpoint
+
+    torch.manual_seed(0)
+    trained = make_model(1.5)
+    trained.eval()
+    scratch_models.mkdir()
+    save_checkpoint(trained, 40, torch)
+    raw = torch.load(scratch_models / "index_classifier.pt", map_location="cpu")["state_dict"]
+    assert raw["rank.weight"].dtype == torch.float16
+    assert raw["features.0.1.num_batches_tracked"].dtype == torch.int64, "counters keep their type"
+    state, side = load_checkpoint(scratch_models / "index_classifier.pt", torch)
+    assert side == 40
+    assert all(v.dtype == torch.float32 for v in state.values() if v.is_floating_point())
+    resumed = make_model(1.5)
+    resumed.load_state_dict(state)
+    resumed.eval()
+    x = augment(np.load(_tiny_bank(tmp_path / "bank.npz"))["crops"], None, torch, train=False)
+    with torch.no_grad():
+        (before, _), (after, _) = trained(x), resumed(x)
+    assert torch.equal(before.argmax(1), after.argmax(1))
+    assert (before - after).abs().max() < 1e-2 * before.abs().max()
+
+
+def test_the_shipped_weights_fit_the_15_mb_budget():
+    weights = [p for p in (ROOT / "models").iterdir() if p.suffix in (".onnx", ".pt")]
+    assert {p.name for p in weights} >= {"corner_detector.onnx", "index_classifier.onnx"}
+    assert sum(p.stat().st_size for p in weights) < 15_000_000
+
+
+@pytest.mark.train
+@pytest.mark.skipif(not HAVE_TORCH, reason="training extra (torch) not installed")
 def test_a_side_the_stored_crops_cannot_fill_is_refused(tmp_path, scratch_models):
     from vision.classifier_train import train
 

@@ -242,16 +242,20 @@ def save_checkpoint(model, size: int, torch) -> None:
     """The weights with the input side they were trained at (resuming needs both).
 
     The width is not stored: the weights' shapes carry it (``index_net.channels_of``).
+    Floating-point tensors are stored at half precision: the reader runs the
+    ONNX export (full precision), this file only seeds the next resume, and
+    at full precision the 1.5x-wide weights would take ``models/`` past its
+    15 MB budget.  ``load_checkpoint`` widens them back to float32.
     """
-    torch.save({"state_dict": model.state_dict(), "input_size": size}, CLASSIFIER_PT)
+    state = {k: v.half() if v.is_floating_point() else v for k, v in model.state_dict().items()}
+    torch.save({"state_dict": state, "input_size": size, "stored_as": "float16"}, CLASSIFIER_PT)
 
 
 def load_checkpoint(path: Path, torch) -> tuple[dict, int]:
-    """(state dict, input side); checkpoints older than the side record are 32 px state dicts."""
+    """(float32 state dict, input side); checkpoints older than the side record are 32 px state dicts."""
     saved = torch.load(path, map_location="cpu")
-    if "state_dict" in saved:
-        return saved["state_dict"], int(saved["input_size"])
-    return saved, 32
+    state, size = (saved["state_dict"], int(saved["input_size"])) if "state_dict" in saved else (saved, 32)
+    return {k: v.float() if v.is_floating_point() else v for k, v in state.items()}, size
 
 
 def evaluate_bank(model, bank: Path, torch, size: int = INPUT_SIZE) -> dict:
