@@ -39,7 +39,7 @@ REREAD_MIN_PROB = 0.2
 # Chosen on the tuning views at corner threshold 0.45.  With 9289992's
 # classifier 0.35 (against no floor: the real training photos enlarged to
 # 12 MP 0.9929 -> 0.9953, synth_hr_val 0.9641 -> 0.9655, synth_val 0.7740 ->
-# 0.7722).  The 1.5x-wide classifier that replaced it is surer of itself: one
+# 0.7722).  f238029's 1.5x-wide classifier is surer of itself: one
 # false alarm of detector score 0.11 beside a J of spades reads NODECLARE0 at
 # 0.65 (confidence 0.395), so the floor rose to 0.4 (enlarged 0.9941 -> 0.9953,
 # synth_hr_val 0.9660 -> 0.9664, synth_val 0.7788 -> 0.7783, as stored tied;
