@@ -190,3 +190,38 @@ def test_a_code_one_corner_does_not_consider_is_not_forced_on_it():
     cards, _ = merge_corners([sure, vague])
     assert [c.code for c in cards] == ["2S"]
     assert cards[0].box == sure.box  # not stretched to the vague corner
+
+
+def cascade(codes, step=30, size=20):
+    """Corner indices of cards in a cascade: one index every ``step`` px down a line."""
+    return [corner(code, 0, i * step, size) for i, code in enumerate(codes)]
+
+
+def test_two_wilds_a_few_cards_apart_in_a_cascade_are_two_cards():
+    # the synth_hr_val case: W, 9H, 8C, W down a cascade; the two WILDs sit a card's
+    # length apart, but the indices between them show they are not one card's two ends
+    cards, warnings = merge_corners(cascade(["WILD", "9H", "8C", "WILD"], step=40))
+    assert sorted(c.code for c in cards) == ["8C", "9H", "WILD", "WILD"]
+    assert warnings == []
+    # with nothing between them, the same two indices are one card's two ends
+    alone, _ = merge_corners([corner("WILD", 0, 0), corner("WILD", 0, 120)])
+    assert [c.code for c in alone] == ["WILD"]
+
+
+def test_a_sure_reading_is_not_fused_with_a_card_further_down_a_cascade():
+    # the synth_hr_val case: a sure 3D whose runner-up readings include 8D, and an 8D
+    # three cards along; as one card's two ends they would be read jointly as 8D (0.94)
+    three = read_as("3D", 0, 0, [("3D", 0.862), ("4D", 0.029), ("8D", 0.026), ("3S", 0.018), ("2D", 0.009)])
+    eight = read_as("8D", 0, 120, [("8D", 0.932), ("8S", 0.024), ("8C", 0.011), ("8H", 0.004), ("10D", 0.003)])
+    fused, _ = merge_corners([three, eight])
+    assert [c.code for c in fused] == ["8D"]  # nothing says they are not one card
+    between = [corner("QS", 0, 40), corner("5H", 0, 80)]
+    cards, _ = merge_corners([three, *between, eight])
+    assert sorted(c.code for c in cards) == ["3D", "5H", "8D", "QS"]
+
+
+def test_an_unread_box_between_two_ends_does_not_part_them():
+    # a JUNK proposal on the card's artwork lies between its two ends: still one card
+    art = ReadCorner((0, 55, 14, 75), "JUNK", 0.9, 0.5)
+    cards, _ = merge_corners([corner("WILD", 0, 0), art, corner("WILD", 0, 120)])
+    assert [c.code for c in cards] == ["WILD"]
