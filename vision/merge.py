@@ -26,8 +26,9 @@ MIN_PAIR_DISTANCE_IN_INDEX_HEIGHTS = 2.2
 # Nor can two corners be one card's two ends when another card's read index
 # lies between them, within this many index heights of the line joining them:
 # in a cascade or a fan the indices of the cards in between line up there,
-# while the face between a card's own two ends shows no other index (a card
-# lying on it that far in would cover its ends too).  Without it, two WILDs a
+# while the face between a card's own two ends shows no other index (unless a
+# card lies across its middle; then only a WILD could be counted twice, since
+# any other code is one card however its corners pair).  Without it, two WILDs a
 # few cards apart in a cascade were taken for one card's two ends, and a sure
 # 3D was fused with an 8D three cards along and re-read as that 8D.  Chosen on
 # the tuning views with f238029's weights: synth_hr_val 0.9664 -> 0.9695
