@@ -17,7 +17,7 @@ def test_recipe_loads_with_the_seeds_of_the_shipped_models():
     assert recipe.SYNTH_SETS["synth_hr_test"] == (4242, 300, "t", 2048)
     assert set(recipe.HELD_OUT) == {"synth_test", "synth_hr_test"}
     assert not set(recipe.HELD_OUT) & set(recipe.TRAIN_SETS + recipe.DETECTOR_VIEWS)
-    assert recipe.CLASSIFIER_SETS == ("synth_hr_c", "synth_hr_d", "synth_hr_e", "synth_hr_f")
+    assert recipe.CLASSIFIER_SETS == ("synth_hr_c", "synth_hr_d", "synth_hr_e", "synth_hr_f", "synth_g")
     assert not set(recipe.HELD_OUT) & set(recipe.CLASSIFIER_SETS)
 
 
