@@ -12,6 +12,7 @@ from the index size.  A card resting on one faint corner is not reported.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 # A card's diagonal is ~5.5 index heights on standard decks (index ~20 mm,
@@ -106,7 +107,7 @@ def _could_pair(a: ReadCorner, b: ReadCorner) -> bool:
     return _distance(a, b) <= MAX_PAIR_DISTANCE_IN_INDEX_HEIGHTS * max(a.size, b.size)
 
 
-def _ends_apart(a: ReadCorner, b: ReadCorner, others: list[ReadCorner] = ()) -> bool:
+def _ends_apart(a: ReadCorner, b: ReadCorner, others: Sequence[ReadCorner] = ()) -> bool:
     """As far apart as the two ends of one card, with no other card's index between them.
 
     Not side by side, not out of reach, and none of ``others`` (the photo's
@@ -173,21 +174,22 @@ def _joint(a: ReadCorner, b: ReadCorner) -> tuple[str, float]:
     return best, joint[best] / total
 
 
-def fuse_card_ends(corners: list[ReadCorner]) -> list[ReadCorner]:
+def fuse_card_ends(corners: list[ReadCorner], marks: Sequence[ReadCorner]) -> list[ReadCorner]:
     """Read the two corner indices of one card together.
 
     A card shows its index twice, at opposite corners about a card's
     diagonal apart.  When two corners sit at that distance and their
     readings agree on a code more strongly together than either does alone,
     both take the joint reading: one blurred corner is rescued by its twin.
-    Each corner fuses at most once, strongest agreement first.
+    Each corner fuses at most once, strongest agreement first.  ``marks``
+    are the photo's read indices (``_index_marks``): no two corners with one
+    of them in between are taken for one card's ends.
     """
-    read = _index_marks(corners)
     candidates = []
     for i, a in enumerate(corners):
         for j in range(i + 1, len(corners)):
             b = corners[j]
-            if min(a.size, b.size) < 0.6 * max(a.size, b.size) or not _ends_apart(a, b, read):
+            if min(a.size, b.size) < 0.6 * max(a.size, b.size) or not _ends_apart(a, b, marks):
                 continue
             code, p = _joint(a, b)
             if code == "JUNK" or p < FUSED_MIN_PROB or p <= max(a.prob, b.prob):
@@ -223,7 +225,7 @@ def stands_alone(card: MergedCard) -> bool:
 def merge_corners(corners: list[ReadCorner]) -> tuple[list[MergedCard], list[str]]:
     """Group read corners into cards; return the cards and any warnings."""
     read = _index_marks(corners)
-    corners = fuse_card_ends(corners)
+    corners = fuse_card_ends(corners, read)
     warnings: list[str] = []
     by_code: dict[str, list[ReadCorner]] = {}
     for c in corners:
@@ -331,7 +333,7 @@ def _one_per_index(group: list[ReadCorner]) -> list[ReadCorner]:
     return kept
 
 
-def _pair_up(group: list[ReadCorner], others: list[ReadCorner] = ()) -> list[list[ReadCorner]]:
+def _pair_up(group: list[ReadCorner], others: Sequence[ReadCorner] = ()) -> list[list[ReadCorner]]:
     """Greedy pairing of corners of the same code into physical cards (closest pairs first).
 
     Two ends of one card lie between MIN_ and MAX_PAIR_DISTANCE index heights
@@ -343,7 +345,7 @@ def _pair_up(group: list[ReadCorner], others: list[ReadCorner] = ()) -> list[lis
     clusters: list[list[ReadCorner]] = []
     for _, i, j in pairs:
         if i in used or j in used or not _ends_apart(group[i], group[j], others):
-            continue  # side by side (as in a cascade) or out of reach: not the two ends of one card
+            continue  # side by side, out of reach, or with another card's index between: not one card's ends
         used.update((i, j))
         clusters.append([group[i], group[j]])
     clusters.extend([group[i]] for i in remaining if i not in used)
