@@ -107,16 +107,17 @@ def _could_pair(a: ReadCorner, b: ReadCorner) -> bool:
     return _distance(a, b) <= MAX_PAIR_DISTANCE_IN_INDEX_HEIGHTS * max(a.size, b.size)
 
 
-def _ends_apart(a: ReadCorner, b: ReadCorner, others: Sequence[ReadCorner] = ()) -> bool:
+def _ends_apart(a: ReadCorner, b: ReadCorner, marks: Sequence[ReadCorner]) -> bool:
     """As far apart as the two ends of one card, with no other card's index between them.
 
-    Not side by side, not out of reach, and none of ``others`` (the photo's
-    read corners) on the stretch between them: see BETWEEN_LINE_IN_INDEX_HEIGHTS.
+    Not side by side, not out of reach, and none of ``marks`` (the photo's
+    read indices, ``_index_marks``) on the stretch between them: see
+    BETWEEN_LINE_IN_INDEX_HEIGHTS.
     """
     size = max(a.size, b.size)
     if not MIN_PAIR_DISTANCE_IN_INDEX_HEIGHTS * size <= _distance(a, b) <= MAX_PAIR_DISTANCE_IN_INDEX_HEIGHTS * size:
         return False
-    return not any(_lies_between(a, b, c) for c in others
+    return not any(_lies_between(a, b, c) for c in marks
                    if not (_same_index(c, a) or _same_index(c, b)))
 
 
@@ -224,8 +225,8 @@ def stands_alone(card: MergedCard) -> bool:
 
 def merge_corners(corners: list[ReadCorner]) -> tuple[list[MergedCard], list[str]]:
     """Group read corners into cards; return the cards and any warnings."""
-    read = _index_marks(corners)
-    corners = fuse_card_ends(corners, read)
+    marks = _index_marks(corners)
+    corners = fuse_card_ends(corners, marks)
     warnings: list[str] = []
     by_code: dict[str, list[ReadCorner]] = {}
     for c in corners:
@@ -238,14 +239,14 @@ def merge_corners(corners: list[ReadCorner]) -> tuple[list[MergedCard], list[str
         group.sort(key=lambda c: -c.confidence)
         group = _one_per_index(group)
         if code == "WILD":
-            wilds = [w for w in (_card(code, cl) for cl in _pair_up(group, read)) if stands_alone(w)]
+            wilds = [w for w in (_card(code, cl) for cl in _pair_up(group, marks)) if stands_alone(w)]
             if len(wilds) > WILD_COPIES:
                 warnings.append(f"{len(wilds)} WILDCARDs seen but a deck has only {WILD_COPIES}; "
                                 f"kept the {WILD_COPIES} clearest — check the photo")
                 wilds = wilds[:WILD_COPIES]  # _pair_up lists the clearest first
             cards.extend(wilds)
             continue
-        clusters = _pair_up(group, read)
+        clusters = _pair_up(group, marks)
         main = clusters[0]
         # a third reading within a card's reach of the first is the same card seen again, not a second copy
         far = []
@@ -333,18 +334,18 @@ def _one_per_index(group: list[ReadCorner]) -> list[ReadCorner]:
     return kept
 
 
-def _pair_up(group: list[ReadCorner], others: Sequence[ReadCorner] = ()) -> list[list[ReadCorner]]:
+def _pair_up(group: list[ReadCorner], marks: Sequence[ReadCorner]) -> list[list[ReadCorner]]:
     """Greedy pairing of corners of the same code into physical cards (closest pairs first).
 
     Two ends of one card lie between MIN_ and MAX_PAIR_DISTANCE index heights
-    apart, with none of ``others`` (the photo's read corners) between them.
+    apart, with none of ``marks`` (the photo's read indices) between them.
     """
     remaining = list(range(len(group)))
     pairs = sorted(((_distance(group[i], group[j]), i, j) for i in remaining for j in remaining if i < j))
     used: set[int] = set()
     clusters: list[list[ReadCorner]] = []
     for _, i, j in pairs:
-        if i in used or j in used or not _ends_apart(group[i], group[j], others):
+        if i in used or j in used or not _ends_apart(group[i], group[j], marks):
             continue  # side by side, out of reach, or with another card's index between: not one card's ends
         used.update((i, j))
         clusters.append([group[i], group[j]])
