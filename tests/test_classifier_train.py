@@ -236,3 +236,39 @@ def test_the_command_names_a_bad_width(arg, message, capsys):
         main(["fit", "--bank", "x.npz", "--width", arg])
     assert exit_.value.code == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("arg, message", [("half", "share 'half' is not a number"),
+                                          ("1.5", "share 1.5: choose a number from 0 to 1"),
+                                          ("nan", "share nan: choose a number from 0 to 1")])
+def test_the_command_names_a_bad_occlusion_share(arg, message, capsys):
+    from vision.classifier_train import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["fit", "--bank", "x.npz", "--occlude", arg])
+    assert exit_.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not HAVE_TORCH, reason="needs the training extra (torch)")
+def test_an_occluding_card_edge_hides_part_of_the_index_in_its_paper_colour():
+    """Dark ink on white paper: the cover is white, hides 10-40 % of the index box, and spares the rest."""
+    import torch
+
+    from vision.classifier_train import OCCLUDE_HIDDEN, occlude
+    from vision.index_crops import INPUT_EXPAND
+
+    size, b = 32, 64
+    x = torch.ones(b, 3, size, size)
+    lo, hi = round(size / 2 * (1 - 1 / INPUT_EXPAND)), round(size / 2 * (1 + 1 / INPUT_EXPAND))
+    x[:, :, lo:hi, lo:hi] = 0.0  # the index box, all ink
+    untouched = occlude(x, np.random.default_rng(0), torch, share=0.0)
+    assert torch.equal(untouched, x)
+    out = occlude(x, np.random.default_rng(0), torch, share=1.0)
+    assert out.shape == x.shape and torch.equal(x[:, :, lo:hi, lo:hi], torch.zeros(b, 3, hi - lo, hi - lo))
+    hidden = (out[:, :, lo:hi, lo:hi].mean(1) > 0.5).float().mean(dim=(1, 2))
+    assert bool(((hidden > OCCLUDE_HIDDEN[0] - 0.06) & (hidden < OCCLUDE_HIDDEN[1] + 0.06)).all()), hidden
+    assert hidden.std() > 0.05  # at any angle and depth, not one fixed cover
+    some = occlude(x, np.random.default_rng(1), torch, share=0.25)
+    changed = (some != x).flatten(1).any(1).float().mean()
+    assert 0.1 < changed < 0.45

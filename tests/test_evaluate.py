@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from vision.classes import LABEL_NAMES
-from vision.evaluate import evaluate, truth_for
+from vision.evaluate import by_visibility, evaluate, missed_shares, truth_for
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -50,6 +51,27 @@ def test_a_sidecar_overrides_the_labels(tmp_path):
     assert truth_for(label, NAMES, 1000, 1000) == {"WILD": 2, "QC": 1}
 
 
+def _ix(card, n, share):
+    return {"card": card, "card_index": n, "fraction": share, "box": [0, 0, 10, 10]}
+
+
+def test_a_card_shows_as_well_as_its_best_index():
+    indices = [_ix("7H", 0, 0.65), _ix("7H", 0, 1.0), _ix("KS", 1, 0.7)]
+    every, missed = missed_shares(indices, Counter({"7H": 1, "KS": 1}))
+    assert sorted(every) == [0.7, 1.0] and sorted(missed) == [0.7, 1.0]
+    bands = by_visibility(every, missed)
+    assert [(b["cards"], b["missed"], b["recall"]) for b in bands] == [(1, 1, 0.0), (0, 0, None), (1, 1, 0.0)]
+
+
+def test_a_missed_wild_is_charged_to_the_best_showing_one():
+    """Which of two WILDs was missed cannot be known: the full-view band takes the blame, never the credit."""
+    indices = [_ix("WILD", 0, 0.62), _ix("WILD", 1, 0.99), _ix("QC", 2, 0.9)]
+    every, missed = missed_shares(indices, Counter({"WILD": 1}))
+    assert missed == [0.99]
+    bands = by_visibility(every, missed)
+    assert [(b["cards"], b["missed"]) for b in bands] == [(1, 1), (1, 0), (1, 0)]
+
+
 @pytest.fixture()
 def dataset(tmp_path):
     (tmp_path / "images").mkdir()
@@ -81,6 +103,39 @@ def test_evaluate_scores_the_fixtures_and_counts_a_wrong_label(dataset):
     assert r["per_class"][absent] == {"precision": 0.0, "recall": 0.0, "support": 1}  # never read
     assert r["per_class"]["5C"]["precision"] < 1.0
     assert r["errors"] == [f"synthetic_ts4242_0000026.jpg: missed ['{absent}'] extra ['5C']"]
+    assert r["by_visibility"] is None  # the fixtures came without a visibility.jsonl
+
+
+@pytest.mark.skipif(not HAVE_MODELS, reason="shipped models missing")
+def test_recall_is_broken_down_by_how_well_each_card_shows(dataset):
+    """With a visibility.jsonl beside data.yaml, every labelled card lands in one band, and a miss in its own."""
+    from vision.yolo_data import VISIBILITY_FILE
+
+    def write_visibility():  # every index in full view but the 5C's (or what it was relabelled) in 0000026
+        rows = []
+        for label in sorted((dataset / "labels").glob("*.txt")):
+            codes = [NAMES[int(line.split()[0])] for line in label.read_text().splitlines()]
+            share = 0.7 if label.stem == "synthetic_ts4242_0000026" else 1.0
+            indices = [_ix(code, codes.index(code), share if code in ("5C", "KS") else 1.0)
+                       for code in codes if code != "CARD"]  # one card per code: these photos hold one WILD
+            rows.append(json.dumps({"image": label.stem, "indices": indices}) + "\n")
+        (dataset / VISIBILITY_FILE).write_text("".join(rows))
+
+    write_visibility()
+    r = evaluate(dataset / "data.yaml", "train")
+    full, mostly, hidden = r["by_visibility"]
+    assert (hidden["cards"], hidden["missed"], mostly["cards"]) == (1, 0, 0)
+    assert full["cards"] + hidden["cards"] == r["tp"] and full["missed"] == 0
+    # the 5C, partly hidden, now labelled as a card that is not in the photo: its miss lands in its band
+    label = dataset / "labels" / "synthetic_ts4242_0000026.txt"
+    old, new = NAMES.index("5C"), NAMES.index("KS")
+    assert "KS" not in [NAMES[int(line.split()[0])] for line in label.read_text().splitlines()]
+    label.write_text("".join(f"{new}{line[len(str(old)):]}" if line.split()[0] == str(old) else line
+                             for line in label.read_text().splitlines(keepends=True)))
+    write_visibility()
+    r = evaluate(dataset / "data.yaml", "train")
+    full, mostly, hidden = r["by_visibility"]
+    assert (hidden["cards"], hidden["missed"], hidden["recall"], full["missed"]) == (1, 1, 0.0, 0)
 
 
 @pytest.mark.skipif(not HAVE_MODELS, reason="shipped models missing")

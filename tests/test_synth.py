@@ -10,7 +10,7 @@ import pytest
 from vision.classes import CARD_OUTLINE_CLASS, CODE_TO_CLASS, LABEL_NAMES, OPTIONAL_CODES
 from vision.synth import faces as facemod
 from vision.synth.procedural import ProceduralDecks
-from vision.synth.scene import SceneGenerator, card_homography, index_visibility
+from vision.synth.scene import SceneGenerator, card_homography, index_visibility, index_visible_part
 
 cv2.setNumThreads(1)
 
@@ -133,6 +133,18 @@ def test_visibility_rule_threshold():
     assert box is not None and box[0] == 0.0  # clipped to the image
 
 
+def test_the_share_in_sight_is_reported_with_the_box():
+    owner = np.zeros((100, 100), np.int16)
+    poly = np.float32([[0, 0], [20, 0], [20, 20], [0, 20]])
+    H = np.array([[1, 0, 40], [0, 1, 40], [0, 0, 1.0]])
+    owner[40:60, 40:46] = 1  # 30% under another card
+    box, share = index_visible_part(poly, H, owner, 0)
+    assert box is not None and share == pytest.approx(0.7, abs=0.05)  # of the rasterised outline
+    owner[40:60, 40:50] = 1  # 50%: not labelled, but the share is still told
+    box, share = index_visible_part(poly, H, owner, 0)
+    assert box is None and share == pytest.approx(0.5, abs=0.05)
+
+
 def test_seed_reproduces_the_same_bytes(gen):
     from vision.synth.cli import encode
 
@@ -175,6 +187,18 @@ def test_cli_writes_a_dataset(tmp_path, monkeypatch, gen):
     from vision.synth.contact import contact_sheet
 
     sheet = contact_sheet(tmp_path, n=3, tile=160)
+    # visibility.jsonl: one line per image, one entry per labelled index, each at least 60 % in sight
+    from vision.yolo_data import read_visibility
+
+    vis = read_visibility(tmp_path)
+    assert sorted(vis) == [p.stem for p in imgs]
+    for lab in labs:
+        indices = [row for row in lab.read_text().splitlines() if int(row.split()[0]) != CARD_OUTLINE_CLASS]
+        assert len(vis[lab.stem]) == len(indices)
+        assert all(0.6 <= ix["fraction"] <= 1.0 and ix["card"] in LABEL_NAMES for ix in vis[lab.stem])
+    # extending the dataset (--start) keeps the lines of the images already there
+    assert cli.main(["--out", str(tmp_path), "--count", "1", "--start", "3", "--seed", "11", "--imgsz", "320"]) == 0
+    assert sorted(read_visibility(tmp_path)) == sorted(vis) + ["s11_0000003"]
     assert sheet.shape[0] >= 160
 
 

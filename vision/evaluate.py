@@ -5,6 +5,12 @@ labelled (two corners of one card are one card; WILD corners are paired by
 the same distance rule the reader uses, unless a ``.json`` sidecar lists the
 cards).  A card read that is not in the truth is a false positive, a true
 card not read is a false negative; a photo is 'exact' when both are zero.
+
+Synthetic sets also say how much of each labelled index is in sight
+(``visibility.jsonl``, see ``vision.synth.cli``); then recall is broken down
+by how well each card shows (``VISIBILITY_BANDS``, by its best index), so a
+card in full view that the reader misses is told apart from one whose only
+visible index is 60-80 % out from under another card.
 """
 from __future__ import annotations
 
@@ -19,7 +25,12 @@ from PIL import Image
 from vision.classes import CARD_CODES
 from vision.cli_args import checked
 from vision.merge import ReadCorner, merge_corners
-from vision.yolo_data import dataset_images, label_path, read_boxes
+from vision.yolo_data import dataset_images, label_path, read_boxes, read_visibility
+
+# (name, lowest share, highest share) of a card's best-showing index; the
+# labelling rule (vision.synth.scene.MIN_VISIBLE_FRACTION) starts at 0.6.
+VISIBILITY_BANDS = (("in full view (95-100 %)", 0.95, 1.01), ("mostly in view (80-95 %)", 0.8, 0.95),
+                    ("partly hidden (60-80 %)", 0.0, 0.8))
 
 
 def truth_for(labels: Path, names: list[str], w: int, h: int) -> Counter:
@@ -47,6 +58,40 @@ def truth_for(labels: Path, names: list[str], w: int, h: int) -> Counter:
     return truth
 
 
+def card_shares(indices: list[dict]) -> dict[str, list[float]]:
+    """Each code's cards, as the share in sight of each card's best-showing index (sorted, best first)."""
+    best: dict[tuple[str, int], float] = {}
+    for ix in indices:
+        key = (ix["card"], ix["card_index"])
+        best[key] = max(best.get(key, 0.0), ix["fraction"])
+    out: dict[str, list[float]] = {}
+    for (code, _), share in best.items():
+        out.setdefault(code, []).append(share)
+    return {code: sorted(v, reverse=True) for code, v in out.items()}
+
+
+def missed_shares(indices: list[dict], missed: Counter) -> tuple[list[float], list[float]]:
+    """(shares of all labelled cards, shares of the missed ones).
+
+    Each missed code is charged to its best-showing card when the photo has
+    several of that code (WILDs): the breakdown may wrong a card in full
+    view, never flatter it.
+    """
+    shares = card_shares(indices)
+    every = [s for v in shares.values() for s in v]
+    missed_list = [s for code, n in missed.items() for s in shares.get(code, [])[:n]]
+    return every, missed_list
+
+
+def by_visibility(every: list[float], missed: list[float]) -> list[dict]:
+    rows = []
+    for name, lo, hi in VISIBILITY_BANDS:
+        n = sum(lo <= s < hi for s in every)
+        m = sum(lo <= s < hi for s in missed)
+        rows.append({"band": name, "cards": n, "missed": m, "recall": round((n - m) / n, 4) if n else None})
+    return rows
+
+
 def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors: int = 0,
              refine: bool | None = None, views: bool | None = None, detector: Path | None = None,
              classifier: Path | None = None, tile_factor: int | None = None) -> dict:
@@ -56,6 +101,8 @@ def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors:
     images, names = dataset_images(data_yaml, split)
     if limit:
         images = images[:limit]
+    visibility = read_visibility(Path(data_yaml).parent)
+    shares_all, shares_missed = [], []
     tp, fp, fn = Counter(), Counter(), Counter()
     exact = 0
     times = []
@@ -72,6 +119,10 @@ def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors:
         tp.update(got & truth)
         fp.update(got - truth)
         fn.update(truth - got)
+        if img_path.stem in visibility:
+            every, missed = missed_shares(visibility[img_path.stem], truth - got)
+            shares_all += every
+            shares_missed += missed
         if got == truth:
             exact += 1
         elif len(errors) < show_errors:
@@ -91,7 +142,8 @@ def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors:
     return {"images": len(images), "precision": round(prec, 4), "recall": round(rec, 4), "f1": round(f1, 4),
             "exact_photos": round(exact / max(len(images), 1), 4), "tp": n_tp, "fp": n_fp, "fn": n_fn,
             "median_ms": round(1000 * times[len(times) // 2], 1) if times else None,
-            "per_class": per_class, "errors": errors}
+            "per_class": per_class, "errors": errors,
+            "by_visibility": by_visibility(shares_all, shares_missed) if shares_all else None}
 
 
 def _check_tile_factor(n: int) -> int:
@@ -133,6 +185,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{r['images']} photos: card-level precision {r['precision']:.4f} recall {r['recall']:.4f} "
           f"F1 {r['f1']:.4f}; photos read exactly right {r['exact_photos']:.1%}; "
           f"median {r['median_ms']} ms/photo")
+    for band in r["by_visibility"] or []:
+        if band["cards"]:
+            print(f"  cards {band['band']}: {band['cards']}, missed {band['missed']}, recall {band['recall']:.4f}")
     if a.per_class:
         for code, m in r["per_class"].items():
             print(f"  {code:<11} P {m['precision']:.3f} R {m['recall']:.3f} n={m['support']}")

@@ -5,6 +5,7 @@ evaluation all read, so they agree on paths, class names and box geometry.
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png"}
@@ -59,3 +60,19 @@ def box_iou(a: tuple[float, float, float, float], b: tuple[float, float, float, 
     inter = ix * iy
     union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
     return inter / union if union > 0 else 0.0
+
+
+VISIBILITY_FILE = "visibility.jsonl"  # written by `python -m vision synth` beside data.yaml
+
+
+def read_visibility(root: Path) -> dict[str, list]:
+    """``root/visibility.jsonl`` as image name -> labelled indices ({} when the dataset has none)."""
+    path = Path(root) / VISIBILITY_FILE
+    if not path.exists():
+        return {}
+    rows = {}
+    for line in path.read_text().splitlines():
+        if line.strip():
+            d = json.loads(line)
+            rows[d["image"]] = d["indices"]
+    return rows

@@ -1,14 +1,19 @@
 """``python -m vision synth --out DIR --count N --seed S [--imgsz 640] [--workers K]``.
 
-Writes ``DIR/images/*.jpg``, ``DIR/labels/*.txt`` (Ultralytics YOLO) and
+Writes ``DIR/images/*.jpg``, ``DIR/labels/*.txt`` (Ultralytics YOLO),
 ``DIR/data.yaml`` whose ``names`` are ``vision.classes.LABEL_NAMES`` (62
-corner-index classes plus ``CARD``, the whole-card outline).  Image ``i`` is
+corner-index classes plus ``CARD``, the whole-card outline), and
+``DIR/visibility.jsonl``: for every image, each labelled index with the share
+of it in sight, so ``python -m vision eval`` can tell the misses of cards in
+full view from those of cards mostly hidden under others (a label file
+cannot say how much of an index shows).  Image ``i`` is
 made from ``numpy.random.default_rng([seed, i])`` alone, so a seed gives the
 same bytes however the work is split between workers.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing as mp
 import time
 from pathlib import Path
@@ -17,6 +22,7 @@ import cv2
 import numpy as np
 
 from vision.classes import LABEL_NAMES
+from vision.yolo_data import VISIBILITY_FILE, read_visibility
 
 _GEN = None
 
@@ -29,21 +35,39 @@ def _init_worker(gen):
 
 def encode(gen, index: int) -> tuple[bytes, str]:
     """Make image ``index``: (JPEG bytes, label file text)."""
-    img, labels, _ = gen.generate(index)
+    return encode_with_info(gen, index)[:2]
+
+
+def encode_with_info(gen, index: int) -> tuple[bytes, str, dict]:
+    """Make image ``index``: (JPEG bytes, label file text, the generator's info)."""
+    img, labels, info = gen.generate(index)
     q = int(np.random.default_rng([gen.seed, int(index), 1]).integers(55, 96))
     ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q])
     if not ok:
         raise RuntimeError("JPEG encoding failed")
     text = "".join(f"{c} {x:.6f} {y:.6f} {w:.6f} {h:.6f}\n" for c, x, y, w, h in labels)
-    return buf.tobytes(), text
+    return buf.tobytes(), text, info
 
 
 def _work(args):
     index, img_dir, lab_dir, name = args
-    data, text = encode(_GEN, index)
+    data, text, info = encode_with_info(_GEN, index)
     (Path(img_dir) / f"{name}.jpg").write_bytes(data)
     (Path(lab_dir) / f"{name}.txt").write_text(text)
-    return index
+    return name, info["indices"]
+
+
+def write_visibility(out: Path, rows: dict[str, list]) -> None:
+    """Merge ``rows`` (image name -> labelled indices) into ``out/visibility.jsonl``, one line per image, sorted.
+
+    Lines already there for other images are kept, so ``--start`` extends a
+    dataset's file the way it extends its images.
+    """
+    path = out / VISIBILITY_FILE
+    merged = read_visibility(out)
+    merged.update(rows)
+    path.write_text("".join(json.dumps({"image": k, "indices": merged[k]}) + "\n" for k in sorted(merged)))
+
 
 
 def write_data_yaml(out: Path) -> None:
@@ -90,20 +114,24 @@ def main(argv: list[str] | None = None) -> int:
     jobs = [(i, str(img_dir), str(lab_dir), f"{a.prefix}s{a.seed}_{i:07d}") for i in range(a.start, a.start + a.count)]
     workers = max(1, int(a.workers))
     done = 0
+    visible = {}
     if workers == 1:
         _init_worker(gen)
         for j in jobs:
-            _work(j)
+            name, indices = _work(j)
+            visible[name] = indices
             done += 1
             if done % 500 == 0:
                 print(f"{done}/{a.count}", flush=True)
     else:
         ctx = mp.get_context("fork")
         with ctx.Pool(workers, initializer=_init_worker, initargs=(gen,)) as pool:
-            for _ in pool.imap_unordered(_work, jobs, chunksize=8):
+            for name, indices in pool.imap_unordered(_work, jobs, chunksize=8):
+                visible[name] = indices
                 done += 1
                 if done % 500 == 0:
                     print(f"{done}/{a.count}", flush=True)
+    write_visibility(out, visible)
     dt = time.perf_counter() - t0
     rate = a.count / dt if dt > 0 else float("inf")
     print(f"wrote {a.count} images to {out} in {dt:.1f} s: {rate:.1f} images/s "

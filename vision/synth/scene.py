@@ -410,7 +410,7 @@ class SceneGenerator:
         labels = self._labels(infos, owner)
         if effects:
             img = self._photo_effects(rng, img)
-        info = {"n_cards": sum(1 for c in cards if c.labelled), "elev": elev}
+        info = {"n_cards": sum(1 for c in cards if c.labelled), "elev": elev, "indices": self.last_indices}
         return img, labels, info
 
     # ------------------------------------------------------------ drawing
@@ -524,17 +524,20 @@ class SceneGenerator:
     def _labels(self, infos, owner):
         S = owner.shape[0]
         out = []
+        self.last_indices = []  # every labelled index of the last scene, with the share of it in sight
         for idx, (c, H, quad) in enumerate(infos):
             if not c.labelled:
                 continue
             cls = CODE_TO_CLASS[c.face.code]
             any_corner = False
             for poly in c.face.label_polys:
-                box = index_visibility(poly, H, owner, idx)
+                box, fraction = index_visible_part(poly, H, owner, idx)
                 if box is None:
                     continue
                 any_corner = True
                 out.append((cls, *box))
+                self.last_indices.append({"card": c.face.code, "card_index": idx, "fraction": round(fraction, 4),
+                                          "box": [round(float(v), 1) for v in box]})
             if any_corner:
                 x0, y0 = np.clip(quad.min(0), 0, S)
                 x1, y1 = np.clip(quad.max(0), 0, S)
@@ -604,7 +607,13 @@ def card_homography(face, cx: float, cy: float, height_px: float, theta: float =
 
 def index_visibility(poly: np.ndarray, H: np.ndarray, owner: np.ndarray, idx: int,
                      min_fraction: float = MIN_VISIBLE_FRACTION, min_height: float = MIN_INDEX_HEIGHT_PX):
-    """Apply the labelling rule to one corner index.
+    """Apply the labelling rule to one corner index: its clipped box, or None (see ``index_visible_part``)."""
+    return index_visible_part(poly, H, owner, idx, min_fraction, min_height)[0]
+
+
+def index_visible_part(poly: np.ndarray, H: np.ndarray, owner: np.ndarray, idx: int,
+                       min_fraction: float = MIN_VISIBLE_FRACTION, min_height: float = MIN_INDEX_HEIGHT_PX):
+    """Apply the labelling rule to one corner index: (box or None, share of its outline in sight).
 
     ``poly`` is the index outline in face pixels, ``H`` maps face pixels to
     image pixels, ``owner`` holds the index of the top-most card per pixel.
@@ -619,7 +628,7 @@ def index_visibility(poly: np.ndarray, H: np.ndarray, owner: np.ndarray, idx: in
     cy0, cy1 = max(0.0, y0f), min(float(S_h), y1f)
     cx0, cx1 = max(0.0, x0f), min(float(S_w), x1f)
     if cy1 - cy0 < min_height or cx1 <= cx0:
-        return None
+        return None, 0.0
     bx0, by0 = int(math.floor(x0f)), int(math.floor(y0f))
     bw, bh = int(math.ceil(x1f)) - bx0 + 1, int(math.ceil(y1f)) - by0 + 1
     local = np.zeros((bh, bw), np.uint8)
@@ -627,13 +636,13 @@ def index_visibility(poly: np.ndarray, H: np.ndarray, owner: np.ndarray, idx: in
     cv2.fillPoly(local, [np.round((pts - [bx0, by0]) * (1 << shift)).astype(np.int32)], 1, cv2.LINE_8, shift)
     total = int(local.sum())
     if total == 0:
-        return None
+        return None, 0.0
     ix0, iy0 = max(0, bx0), max(0, by0)
     ix1, iy1 = min(S_w, bx0 + bw), min(S_h, by0 + bh)
     if ix1 <= ix0 or iy1 <= iy0:
-        return None
+        return None, 0.0
     sub = local[iy0 - by0:iy1 - by0, ix0 - bx0:ix1 - bx0]
     vis = int(np.count_nonzero(sub & (owner[iy0:iy1, ix0:ix1] == idx)))
     if vis < min_fraction * total:
-        return None
-    return (cx0, cy0, cx1, cy1)
+        return None, vis / total
+    return (cx0, cy0, cx1, cy1), vis / total
