@@ -272,3 +272,16 @@ def test_an_occluding_card_edge_hides_part_of_the_index_in_its_paper_colour():
     some = occlude(x, np.random.default_rng(1), torch, share=0.25)
     changed = (some != x).flatten(1).any(1).float().mean()
     assert 0.1 < changed < 0.45
+
+
+def test_a_plain_resume_keeps_the_occlusion_share_the_shipped_weights_were_trained_at():
+    """`fit` without --occlude continues as the shipped classifier was made: the
+    last index_classifier run in models/training_log.jsonl (runs before the
+    option existed trained without it, share 0)."""
+    import json
+
+    from vision.classifier_train import MODELS, OCCLUDE_SHARE
+
+    runs = [json.loads(line) for line in (MODELS / "training_log.jsonl").read_text().splitlines() if line.strip()]
+    last = [r for r in runs if r.get("model") == "index_classifier"][-1]
+    assert last.get("occlude", 0.0) == OCCLUDE_SHARE
