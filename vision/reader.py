@@ -189,9 +189,7 @@ class CardReader:
 
     def _tiled(self, image: np.ndarray, factor: int) -> list[Corner]:
         """Detect on overlapping square tiles, each ``1/factor`` of the long side (plus overlap)."""
-        h, w = image.shape[:2]
-        tile = int(max(h, w) / factor * (1 + TILE_OVERLAP))
-        origins = [(x0, y0) for y0 in _tile_starts(h, tile) for x0 in _tile_starts(w, tile)]
+        tile, origins = tile_windows(*image.shape[:2], factor)
         found = self.detector.detect_many([image[y0:y0 + tile, x0:x0 + tile] for x0, y0 in origins], DETECT_SIZE)
         out: list[Corner] = []
         for (x0, y0), corners in zip(origins, found):
@@ -251,6 +249,12 @@ def tile_factor_for(long_side: int) -> int:
     """Tiles per side for a photo: the most that keep a tile DETECT_SIZE across, within the bounds."""
     fits = int(long_side * (1 + TILE_OVERLAP) // DETECT_SIZE)
     return max(MIN_TILE_FACTOR, min(MAX_TILE_FACTOR, fits))
+
+
+def tile_windows(h: int, w: int, factor: int) -> tuple[int, list[tuple[int, int]]]:
+    """The tiles of an h x w photo: their side and (x0, y0) origins (the detector trains on the same)."""
+    tile = int(max(h, w) / factor * (1 + TILE_OVERLAP))
+    return tile, [(x0, y0) for y0 in _tile_starts(h, tile) for x0 in _tile_starts(w, tile)]
 
 
 def _tile_starts(length: int, tile: int) -> list[int]:

@@ -29,8 +29,13 @@ WORK = REPO / "datasets" / "work"
 
 def train_detector(data: str, epochs: int, imgsz: int, batch: int, name: str, fresh: bool,
                    fraction: float = 1.0, workers: int = 2, lr0: float | None = None,
-                   warmup_epochs: float = 3.0, close_mosaic: int = 0, optimizer: str = "auto") -> Path:
+                   warmup_epochs: float = 3.0, close_mosaic: int = 0, optimizer: str = "auto",
+                   sample_seed: int = 0) -> Path:
     """Train (resume) the corner detector; ``lr0`` only counts with a named optimizer.
+
+    ``fraction`` under 1 trains on a random sample of every training folder
+    (``vision.detector_data.sample_yaml``, drawn with ``sample_seed``), not on
+    Ultralytics' first images in sorted order, which left whole folders unseen.
 
     Ultralytics' ``optimizer="auto"`` picks AdamW at lr 0.002 for short runs
     and silently ignores ``lr0``; a resumed run that should start lower than
@@ -39,6 +44,11 @@ def train_detector(data: str, epochs: int, imgsz: int, batch: int, name: str, fr
     ultra_offline.configure()
     from ultralytics import YOLO
 
+    from vision.detector_data import sample_yaml
+
+    trained_on = data
+    if fraction < 1:
+        data = str(sample_yaml(Path(data), fraction, sample_seed, WORK / "runs" / f"{name}_data"))
     start = DETECTOR_PT if DETECTOR_PT.exists() and not fresh else DETECTOR_CFG
     print(f"detector: starting from {start.relative_to(REPO)}", flush=True)
     model = YOLO(str(start), task="detect")
@@ -48,7 +58,7 @@ def train_detector(data: str, epochs: int, imgsz: int, batch: int, name: str, fr
         data=data, epochs=epochs, imgsz=imgsz, batch=batch, device="cpu", workers=workers,
         # Ultralytics drops the loaded weights when pretrained=False: keep them when resuming.
         pretrained=start == DETECTOR_PT, amp=False, plots=False, project=str(WORK / "runs"), name=name,
-        exist_ok=True, cache=False, fraction=fraction, single_cls=True,
+        exist_ok=True, cache=False, single_cls=True,
         degrees=0.0, fliplr=0.0, flipud=0.0, mosaic=1.0, close_mosaic=close_mosaic, scale=0.5,
         warmup_epochs=warmup_epochs,
         hsv_h=0.1, hsv_s=0.7, hsv_v=0.5, patience=0, val=True, verbose=False, **extra,
@@ -57,7 +67,8 @@ def train_detector(data: str, epochs: int, imgsz: int, batch: int, name: str, fr
     last = run_dir / "weights" / "last.pt"
     MODELS.mkdir(exist_ok=True)
     shutil.copyfile(last, DETECTOR_PT)
-    log = {"data": data, "epochs": epochs, "imgsz": imgsz, "fraction": fraction, "optimizer": optimizer,
+    log = {"data": trained_on, "epochs": epochs, "imgsz": imgsz, "fraction": fraction,
+           **({"sample_seed": sample_seed} if fraction < 1 else {}), "optimizer": optimizer,
            **({} if lr0 is None else {"lr0": lr0}), "seconds": round(time.time() - t0),
            "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
     with open(MODELS / "training_log.jsonl", "a") as fh:
@@ -125,7 +136,9 @@ def main(argv: list[str] | None = None) -> int:
     d.add_argument("--epochs", type=int, default=10)
     d.add_argument("--imgsz", type=int, default=320)
     d.add_argument("--batch", type=int, default=16)
-    d.add_argument("--fraction", type=float, default=1.0)
+    d.add_argument("--fraction", type=float, default=1.0,
+                   help="train on this random share of each training folder (a new --sample-seed sees others)")
+    d.add_argument("--sample-seed", type=int, default=0)
     d.add_argument("--workers", type=int, default=2)
     d.add_argument("--lr0", type=float, default=None, help="only used with a named --optimizer")
     d.add_argument("--optimizer", default="auto", help="auto (AdamW at 0.002 for short runs), AdamW, SGD")
@@ -152,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.what == "detector":
         print(train_detector(args.data, args.epochs, args.imgsz, args.batch, args.name, args.fresh,
                              args.fraction, args.workers, args.lr0, args.warmup_epochs,
-                             args.close_mosaic, args.optimizer))
+                             args.close_mosaic, args.optimizer, args.sample_seed))
     elif args.what == "detector-view":
         print(detector_view(Path(args.data), Path(args.out)))
     elif args.what == "export":
