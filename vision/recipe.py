@@ -58,7 +58,10 @@ MINED_BANKS = {name: (tuple(b["sources"]), b["limit"], b["refine"], b.get("seed"
 
 
 def mixed_yaml(name: str, synth_sets: tuple[str, ...]) -> Path:
-    # real photos first: Ultralytics' ``fraction`` keeps the head of this list
+    # The order does not matter: Ultralytics sorts every image path, and its own
+    # ``fraction`` kept the head of that sorted list (real_corner, then synth_a),
+    # so `python -m vision train detector --fraction` samples each folder instead
+    # (vision.detector_data.sample_yaml).
     train = ["real_corner/train/images"] + [f"{s}_det/train/images" for s in reversed(synth_sets)]
     text = (f"path: {WORK}\ntrain: {train}\n"
             "val: [real_corner/val/images, synth_val_det/train/images]\nnames: {0: index}\n")
@@ -94,5 +97,7 @@ def build(workers: int = 1) -> None:
     for name, (sources, limit, refine, seed) in MINED_BANKS.items():
         if not (banks / f"{name}.npz").exists():
             mine([(REPO / "datasets" / s, "train") for s in sources], banks / f"{name}.npz", limit, seed, refine)
-    print(mixed_yaml("mixed_b", TRAIN_SETS))            # runs 2-3 of the detector (synth_b first)
-    print(mixed_yaml("mixed_c", tuple(reversed(TRAIN_SETS))))  # run 4 (synth_a first)
+    # runs 2-3 of the detector, and run 4 on: the same folders (the order meant to put
+    # synth_b or synth_a first, which Ultralytics' sorting undid)
+    print(mixed_yaml("mixed_b", TRAIN_SETS))
+    print(mixed_yaml("mixed_c", tuple(reversed(TRAIN_SETS))))

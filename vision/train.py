@@ -149,6 +149,11 @@ def main(argv: list[str] | None = None) -> int:
     v = sub.add_parser("detector-view", help="one-class copy of a code-labelled dataset for the detector")
     v.add_argument("data")
     v.add_argument("--out", required=True)
+    t = sub.add_parser("tile-view", help="one-class detector data: random reader tiles of high-resolution scenes")
+    t.add_argument("data", nargs="+", help="data.yaml of code-labelled scenes (e.g. the 2048 px synth_hr_* sets)")
+    t.add_argument("--out", required=True)
+    t.add_argument("--per-scene", type=int, default=2, help="tiles drawn from each scene (a 2048 px one has 9)")
+    t.add_argument("--seed", type=int, default=0)
     e = sub.add_parser("export", help="export the detector to ONNX")
     e.add_argument("--imgsz", type=int, default=640)
     c = sub.add_parser("classifier", help="train (resume) the index classifier")
@@ -168,6 +173,9 @@ def main(argv: list[str] | None = None) -> int:
                              args.close_mosaic, args.optimizer, args.sample_seed))
     elif args.what == "detector-view":
         print(detector_view(Path(args.data), Path(args.out)))
+    elif args.what == "tile-view":
+        from vision.detector_data import tile_view
+        print(tile_view([Path(d) for d in args.data], Path(args.out), args.per_scene, args.seed))
     elif args.what == "export":
         print(export_detector(args.imgsz))
     elif args.what == "classifier":
