@@ -7,7 +7,7 @@ second look.  The classifier's training wobble (``BOX_SHIFT_STD``,
 ``BOX_LOG_SCALE_STD`` in vision/classifier_train.py) was set from this.
 Use tuning sets only.
 
-    python scripts/box_errors.py datasets/generated/synth_hr_val/data.yaml --limit 60
+    python scripts/box_errors.py datasets/generated/synth_hr_val/data.yaml --limit 60 [--detector ONNX]
 """
 from __future__ import annotations
 
@@ -31,8 +31,9 @@ def main() -> int:
     ap.add_argument("data")
     ap.add_argument("--split", default="train")
     ap.add_argument("--limit", type=int, default=60)
+    ap.add_argument("--detector", type=Path, default=None, help="candidate detector weights (ONNX)")
     a = ap.parse_args()
-    reader = CardReader(refine=False)
+    reader = CardReader(detector_path=a.detector, refine=False) if a.detector else CardReader(refine=False)
     images, names = dataset_images(Path(a.data), a.split)
     for refine in (False, True):
         rows = []
