@@ -49,6 +49,12 @@ def test_a_fraction_outside_zero_to_one_is_refused(tmp_path, fraction):
         sample_yaml(_folders(tmp_path / "d", {"a": 3}), fraction, 0, tmp_path / "out")
 
 
+def test_a_training_folder_without_images_is_named(tmp_path):
+    data = _folders(tmp_path / "d", {"a": 3, "empty": 0})
+    with pytest.raises(ValueError, match="training folder .*empty/images holds no images"):
+        sample_yaml(data, 0.5, 0, tmp_path / "out")
+
+
 def test_a_box_cut_by_the_tile_edge_is_kept_only_when_mostly_inside():
     boxes = [(10, 10, 30, 30),      # inside
              (90, 10, 110, 30),     # half inside: kept, clipped

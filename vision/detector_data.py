@@ -45,7 +45,9 @@ def sample_yaml(data_yaml: Path, fraction: float, seed: int, out: Path) -> Path:
     chosen: list[str] = []
     for folder in train:
         images = sorted(str(p) for p in (root / folder).rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
-        chosen += rng.sample(images, max(1, round(len(images) * fraction))) if images else []
+        if not images:  # a typo or an unbuilt view would otherwise just drop out of the run
+            raise ValueError(f"{data_yaml}: training folder {root / folder} holds no images")
+        chosen += rng.sample(images, max(1, round(len(images) * fraction)))
     rng.shuffle(chosen)
     out.mkdir(parents=True, exist_ok=True)
     listing = out / f"train_sample_seed{seed}.txt"
