@@ -21,7 +21,7 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from vision.classes import CARD_CODES  # noqa: E402
-from vision.reader import CardReader  # noqa: E402
+from vision.reader import reader_with  # noqa: E402
 from vision.refine import refine_corners  # noqa: E402
 from vision.yolo_data import box_iou, dataset_images, label_path, read_boxes  # noqa: E402
 
@@ -33,7 +33,7 @@ def main() -> int:
     ap.add_argument("--limit", type=int, default=60)
     ap.add_argument("--detector", type=Path, default=None, help="candidate detector weights (ONNX)")
     a = ap.parse_args()
-    reader = CardReader(detector_path=a.detector, refine=False) if a.detector else CardReader(refine=False)
+    reader = reader_with(refine=False, detector=a.detector)
     images, names = dataset_images(Path(a.data), a.split)
     for refine in (False, True):
         rows = []

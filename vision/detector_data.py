@@ -34,12 +34,12 @@ def sample_yaml(data_yaml: Path, fraction: float, seed: int, out: Path) -> Path:
     """
     import yaml
 
-    from vision.yolo_data import IMAGE_SUFFIXES
+    from vision.yolo_data import IMAGE_SUFFIXES, dataset_root
 
     if not 0 < fraction <= 1:
         raise ValueError(f"fraction {fraction}: choose a share of the training images in (0, 1]")
     cfg = yaml.safe_load(Path(data_yaml).read_text())
-    root = Path(cfg.get("path") or Path(data_yaml).parent)
+    root = dataset_root(cfg, Path(data_yaml))
     train = cfg["train"] if isinstance(cfg["train"], list) else [cfg["train"]]
     rng = random.Random(seed)
     chosen: list[str] = []

@@ -16,14 +16,18 @@ def dataset_images(data_yaml: Path, split: str) -> tuple[list[Path], list[str]]:
     import yaml  # PyYAML comes with the training extra; the reader (box_iou, read_boxes) must not need it
 
     cfg = yaml.safe_load(Path(data_yaml).read_text())
-    root = Path(cfg.get("path") or Path(data_yaml).parent)
-    if not root.is_absolute():
-        root = (Path(data_yaml).parent / root).resolve()
+    root = dataset_root(cfg, Path(data_yaml))
     names = cfg["names"]
     names = [names[i] for i in sorted(names)] if isinstance(names, dict) else list(names)
     img_dir = root / (cfg.get(split) or cfg.get("train"))
     images = sorted(p for p in img_dir.glob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
     return images, names
+
+
+def dataset_root(cfg: dict, data_yaml: Path) -> Path:
+    """The folder a data.yaml's splits are relative to: its ``path``, itself relative to the yaml."""
+    root = Path(cfg.get("path") or data_yaml.parent)
+    return root if root.is_absolute() else (data_yaml.parent / root).resolve()
 
 
 def label_path(img: Path) -> Path:
