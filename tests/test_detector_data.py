@@ -82,3 +82,19 @@ def test_tiles_are_the_readers_windows_with_the_boxes_that_fall_in_them(tmp_path
     assert [stem for stem, rows in labelled.items() if rows] == ["s_t0_0"]
     cls, cx, cy, w, h = (float(v) for v in labelled["s_t0_0"])
     assert cls == 0 and cx == pytest.approx(0.05 * 1600 / side, abs=1e-4) and h == pytest.approx(0.03 * 1200 / side, abs=1e-4)
+
+
+@pytest.mark.parametrize("path_line", ["", "path: .\n", "path: ../d\n"])
+def test_a_data_yaml_named_by_a_relative_path_finds_its_own_folders(tmp_path, monkeypatch, path_line):
+    import yaml
+
+    from vision.yolo_data import dataset_images, dataset_root
+
+    (tmp_path / "d" / "images").mkdir(parents=True)
+    (tmp_path / "d" / "images" / "x.jpg").write_bytes(b"")
+    (tmp_path / "d" / "data.yaml").write_text(f"{path_line}train: images\nnames: [index]\n")
+    monkeypatch.chdir(tmp_path)
+    cfg = yaml.safe_load(Path("d/data.yaml").read_text())
+    assert dataset_root(cfg, Path("d/data.yaml")) == (tmp_path / "d").resolve()
+    images, _ = dataset_images(Path("d/data.yaml"), "train")
+    assert [p.name for p in images] == ["x.jpg"]

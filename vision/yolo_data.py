@@ -25,8 +25,14 @@ def dataset_images(data_yaml: Path, split: str) -> tuple[list[Path], list[str]]:
 
 
 def dataset_root(cfg: dict, data_yaml: Path) -> Path:
-    """The folder a data.yaml's splits are relative to: its ``path``, itself relative to the yaml."""
-    root = Path(cfg.get("path") or data_yaml.parent)
+    """The folder a data.yaml's splits are relative to: its ``path``, itself relative to the yaml.
+
+    With no ``path`` it is the yaml's own folder; only a given relative ``path``
+    is joined to that folder (joining the folder to itself doubled a relative one).
+    """
+    if not cfg.get("path"):
+        return data_yaml.parent.resolve()
+    root = Path(cfg["path"])
     return root if root.is_absolute() else (data_yaml.parent / root).resolve()
 
 
