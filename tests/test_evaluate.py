@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from vision.classes import LABEL_NAMES
-from vision.evaluate import by_visibility, evaluate, missed_shares, truth_for
+from vision.evaluate import by_style, by_visibility, evaluate, missed_shares, missed_styles, truth_for
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -72,6 +72,28 @@ def test_a_missed_wild_is_charged_to_the_best_showing_one():
     assert [(b["cards"], b["missed"]) for b in bands] == [(1, 1), (1, 0), (1, 0)]
 
 
+def test_recall_by_deck_and_look_counts_the_same_cards_as_by_visibility():
+    """Each card once, by its best-showing index; a missed WILD charged to the best-showing one."""
+    def ix(card, n, share, deck, look):
+        return dict(_ix(card, n, share), deck=deck, look=look)
+
+    indices = [ix("7H", 0, 0.7, "knoll", "dark"), ix("7H", 0, 1.0, "knoll", "dark"),
+               ix("WILD", 1, 0.65, "optional", "plain"), ix("WILD", 2, 0.99, "optional", "tinted"),
+               ix("KS", 3, 0.9, "procedural", "plain")]
+    missed = Counter({"WILD": 1, "7H": 1})
+    every, miss = missed_styles(indices, missed, "look")
+    assert sorted(every) == ["dark", "plain", "plain", "tinted"] and sorted(miss) == ["dark", "tinted"]
+    assert by_style(every, miss) == [{"name": "plain", "cards": 2, "missed": 0, "recall": 1.0},
+                                     {"name": "dark", "cards": 1, "missed": 1, "recall": 0.0},
+                                     {"name": "tinted", "cards": 1, "missed": 1, "recall": 0.0}]
+    every, miss = missed_styles(indices, missed, "deck")
+    assert by_style(every, miss) == [{"name": "optional", "cards": 2, "missed": 1, "recall": 0.5},
+                                     {"name": "knoll", "cards": 1, "missed": 1, "recall": 0.0},
+                                     {"name": "procedural", "cards": 1, "missed": 0, "recall": 1.0}]
+    # scenes written before the generator recorded decks give no breakdown rather than a wrong one
+    assert missed_styles([_ix("7H", 0, 1.0)], missed, "look") == ([], [])
+
+
 @pytest.fixture()
 def dataset(tmp_path):
     (tmp_path / "images").mkdir()
@@ -104,6 +126,7 @@ def test_evaluate_scores_the_fixtures_and_counts_a_wrong_label(dataset):
     assert r["per_class"]["5C"]["precision"] < 1.0
     assert r["errors"] == [f"synthetic_ts4242_0000026.jpg: missed ['{absent}'] extra ['5C']"]
     assert r["by_visibility"] is None  # the fixtures came without a visibility.jsonl
+    assert r["by_look"] is None and r["by_deck"] is None
 
 
 @pytest.mark.skipif(not HAVE_MODELS, reason="shipped models missing")
@@ -116,7 +139,8 @@ def test_recall_is_broken_down_by_how_well_each_card_shows(dataset):
         for label in sorted((dataset / "labels").glob("*.txt")):
             codes = [NAMES[int(line.split()[0])] for line in label.read_text().splitlines()]
             share = 0.7 if label.stem == "synthetic_ts4242_0000026" else 1.0
-            indices = [_ix(code, codes.index(code), share if code in ("5C", "KS") else 1.0)
+            indices = [dict(_ix(code, codes.index(code), share if code in ("5C", "KS") else 1.0),
+                            deck="knoll", look="dark" if code in ("5C", "KS") else "plain")
                        for code in codes if code != "CARD"]  # one card per code: these photos hold one WILD
             rows.append(json.dumps({"image": label.stem, "indices": indices}) + "\n")
         (dataset / VISIBILITY_FILE).write_text("".join(rows))
@@ -136,6 +160,10 @@ def test_recall_is_broken_down_by_how_well_each_card_shows(dataset):
     r = evaluate(dataset / "data.yaml", "train")
     full, mostly, hidden = r["by_visibility"]
     assert (hidden["cards"], hidden["missed"], hidden["recall"], full["missed"]) == (1, 1, 0.0, 0)
+    # the same miss by colour look: the one dark card; every card is of the one deck
+    assert [(x["name"], x["missed"]) for x in r["by_look"]] == [("plain", 0), ("dark", 1)]
+    assert r["by_deck"] == [{"name": "knoll", "cards": full["cards"] + 1, "missed": 1,
+                             "recall": round(full["cards"] / (full["cards"] + 1), 4)}]
 
 
 @pytest.mark.skipif(not HAVE_MODELS, reason="shipped models missing")

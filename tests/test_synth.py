@@ -10,7 +10,8 @@ import pytest
 from vision.classes import CARD_OUTLINE_CLASS, CODE_TO_CLASS, LABEL_NAMES, OPTIONAL_CODES
 from vision.synth import faces as facemod
 from vision.synth.procedural import ProceduralDecks
-from vision.synth.scene import SceneGenerator, card_homography, index_visibility, index_visible_part
+from vision.synth.scene import (SceneGenerator, card_homography, color_look, deck_color_transform, deck_name,
+                                index_visibility, index_visible_part)
 
 cv2.setNumThreads(1)
 
@@ -196,10 +197,34 @@ def test_cli_writes_a_dataset(tmp_path, monkeypatch, gen):
         indices = [row for row in lab.read_text().splitlines() if int(row.split()[0]) != CARD_OUTLINE_CLASS]
         assert len(vis[lab.stem]) == len(indices)
         assert all(0.6 <= ix["fraction"] <= 1.0 and ix["card"] in LABEL_NAMES for ix in vis[lab.stem])
+        assert all(ix["look"] in LOOKS and ix["deck"] for ix in vis[lab.stem])
     # extending the dataset (--start) keeps the lines of the images already there
     assert cli.main(["--out", str(tmp_path), "--count", "1", "--start", "3", "--seed", "11", "--imgsz", "320"]) == 0
     assert sorted(read_visibility(tmp_path)) == sorted(vis) + ["s11_0000003"]
     assert sheet.shape[0] >= 160
+
+
+LOOKS = {"plain", "tinted", "permuted", "grey", "dark"}
+
+
+def test_every_deck_colour_transform_is_named_by_what_it_does():
+    rng = np.random.default_rng(3)
+    looks = [color_look(deck_color_transform(rng)) for _ in range(400)]
+    assert set(looks) == LOOKS
+    assert looks.count("plain") > 200  # 58 % untouched, plus the permutations that change nothing
+    swap = np.hstack([np.eye(3)[[2, 1, 0]], np.zeros((3, 1))])
+    assert color_look(None) == "plain" and color_look(swap) == "permuted"
+    assert color_look(np.hstack([np.eye(3), np.zeros((3, 1))])) == "plain"
+    assert color_look(np.hstack([np.diag([0.9, 0.95, 1.0]), np.zeros((3, 1))])) == "tinted"
+    assert color_look(np.hstack([-np.eye(3), np.full((3, 1), 250.0)])) == "dark"
+    assert color_look(np.hstack([np.tile([[0.114, 0.587, 0.299]], (3, 1)), np.zeros((3, 1))])) == "grey"
+
+
+def test_a_face_is_named_by_its_deck():
+    face = facemod.Face("7H", "knoll", [], [], "art")
+    assert deck_name(face) == "knoll"
+    assert deck_name(facemod.Face("7H", "proc12", [], [], "procedural")) == "procedural"
+    assert deck_name(facemod.Face("COUNT3", "optional-cut", [], [], "optional")) == "optional"
 
 
 def test_procedural_styles_are_seeded():

@@ -10,7 +10,10 @@ Synthetic sets also say how much of each labelled index is in sight
 (``visibility.jsonl``, see ``vision.synth.cli``); then recall is broken down
 by how well each card shows (``VISIBILITY_BANDS``, by its best index), so a
 card in full view that the reader misses is told apart from one whose only
-visible index is 60-80 % out from under another card.
+visible index is 60-80 % out from under another card.  Scenes generated
+since the generator recorded it also name each card's deck and colour look
+(plain, tinted, permuted ink, grey, dark-faced): recall is broken down by
+those too.
 """
 from __future__ import annotations
 
@@ -29,6 +32,10 @@ from vision.yolo_data import dataset_images, label_path, read_boxes, read_visibi
 
 # (name, lowest share, highest share) of a card's best-showing index; the
 # labelling rule (vision.synth.scene.MIN_VISIBLE_FRACTION) starts at 0.6.
+# What synthetic scenes record of each card's deck (``vision.synth.scene.deck_name``,
+# ``color_look``); recall is broken down by each, so a weak deck or colour
+# style shows up by name.
+STYLE_FIELDS = ("look", "deck")
 VISIBILITY_BANDS = (("in full view (95-100 %)", 0.95, 1.01), ("mostly in view (80-95 %)", 0.8, 0.95),
                     ("partly hidden (60-80 %)", 0.0, 0.8))
 
@@ -83,6 +90,35 @@ def missed_shares(indices: list[dict], missed: Counter) -> tuple[list[float], li
     return every, missed_list
 
 
+def missed_styles(indices: list[dict], missed: Counter, field: str) -> tuple[list[str], list[str]]:
+    """(``field`` of every labelled card, of the missed ones): ``field`` is ``deck`` or ``look``.
+
+    Scenes generated before the generator recorded decks and looks give
+    nothing.  A missed code is charged to its best-showing cards, as in
+    ``missed_shares``, so the two breakdowns count the same cards.
+    """
+    best: dict[tuple[str, int], tuple[float, str]] = {}
+    for ix in indices:
+        if field not in ix:
+            return [], []
+        key = (ix["card"], ix["card_index"])
+        if key not in best or ix["fraction"] > best[key][0]:
+            best[key] = (ix["fraction"], ix[field])
+    by_code: dict[str, list[tuple[float, str]]] = {}
+    for (code, _), v in best.items():
+        by_code.setdefault(code, []).append(v)
+    every = [name for v in by_code.values() for _, name in v]
+    missed_list = [name for code, n in missed.items() for _, name in sorted(by_code.get(code, []), reverse=True)[:n]]
+    return every, missed_list
+
+
+def by_style(every: list[str], missed: list[str]) -> list[dict]:
+    """Recall per deck or colour look, most cards first."""
+    n, m = Counter(every), Counter(missed)
+    return [{"name": k, "cards": v, "missed": m[k], "recall": round((v - m[k]) / v, 4)}
+            for k, v in sorted(n.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
 def by_visibility(every: list[float], missed: list[float]) -> list[dict]:
     rows = []
     for name, lo, hi in VISIBILITY_BANDS:
@@ -103,6 +139,7 @@ def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors:
         images = images[:limit]
     visibility = read_visibility(Path(data_yaml).parent)
     shares_all, shares_missed = [], []
+    styles = {f: ([], []) for f in STYLE_FIELDS}
     tp, fp, fn = Counter(), Counter(), Counter()
     exact = 0
     times = []
@@ -123,6 +160,10 @@ def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors:
             every, missed = missed_shares(visibility[img_path.stem], truth - got)
             shares_all += every
             shares_missed += missed
+            for f, (all_, miss_) in styles.items():
+                every, missed = missed_styles(visibility[img_path.stem], truth - got, f)
+                all_ += every
+                miss_ += missed
         if got == truth:
             exact += 1
         elif len(errors) < show_errors:
@@ -143,7 +184,8 @@ def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors:
             "exact_photos": round(exact / max(len(images), 1), 4), "tp": n_tp, "fp": n_fp, "fn": n_fn,
             "median_ms": round(1000 * times[len(times) // 2], 1) if times else None,
             "per_class": per_class, "errors": errors,
-            "by_visibility": by_visibility(shares_all, shares_missed) if shares_all else None}
+            "by_visibility": by_visibility(shares_all, shares_missed) if shares_all else None,
+            **{f"by_{f}": by_style(*styles[f]) if styles[f][0] else None for f in STYLE_FIELDS}}
 
 
 def _check_tile_factor(n: int) -> int:
@@ -188,6 +230,11 @@ def main(argv: list[str] | None = None) -> int:
     for band in r["by_visibility"] or []:
         if band["cards"]:
             print(f"  cards {band['band']}: {band['cards']}, missed {band['missed']}, recall {band['recall']:.4f}")
+    for f in STYLE_FIELDS:
+        rows = r[f"by_{f}"] or []
+        if rows:
+            print(f"  recall by {f}: " + ", ".join(f"{x['name']} {x['recall']:.3f} ({x['missed']}/{x['cards']} missed)"
+                                              for x in rows))
     if a.per_class:
         for code, m in r["per_class"].items():
             print(f"  {code:<11} P {m['precision']:.3f} R {m['recall']:.3f} n={m['support']}")

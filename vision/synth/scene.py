@@ -161,6 +161,33 @@ def deck_color_transform(rng) -> np.ndarray | None:
     return np.hstack([m, b[:, None]])
 
 
+def color_look(tf: np.ndarray | None) -> str:
+    """The name of what ``deck_color_transform`` did to a face: plain, tinted, permuted, grey or dark.
+
+    Read back from the matrix rather than kept beside it, so the scenes'
+    random draws stay exactly as they were (a channel permutation that
+    happens to be the identity is plain, as it looks).  ``python -m vision
+    eval`` breaks recall down by it (``visibility.jsonl``'s ``look``).
+    """
+    if tf is None:
+        return "plain"
+    m = np.asarray(tf, np.float64)[:, :3]
+    if (np.diag(m) < 0).all():
+        return "dark"
+    if np.allclose(m, m[0]):
+        return "grey"
+    if np.allclose(m, np.eye(3)):
+        return "plain"
+    if set(np.unique(m).tolist()) <= {0.0, 1.0}:
+        return "permuted"
+    return "tinted"
+
+
+def deck_name(face: "facemod.Face") -> str:
+    """Where a face comes from, for breaking results down: the art deck's name, 'procedural' or 'optional'."""
+    return face.deck if face.kind == "art" else face.kind
+
+
 # ----------------------------------------------------------------- generator
 
 class SceneGenerator:
@@ -537,7 +564,8 @@ class SceneGenerator:
                 any_corner = True
                 out.append((cls, *box))
                 self.last_indices.append({"card": c.face.code, "card_index": idx, "fraction": round(fraction, 4),
-                                          "box": [round(float(v), 1) for v in box]})
+                                          "box": [round(float(v), 1) for v in box],
+                                          "deck": deck_name(c.face), "look": color_look(c.color_tf)})
             if any_corner:
                 x0, y0 = np.clip(quad.min(0), 0, S)
                 x1, y1 = np.clip(quad.max(0), 0, S)
