@@ -1,5 +1,6 @@
 """Corner merging on hand-made detections: two corners are one card, WILDs pair by distance."""
-from vision.merge import MIN_CORNER_PROB, MIN_SINGLE_CORNER_CONFIDENCE, REREAD_MIN_PROB, ReadCorner, merge_corners
+from vision.merge import (MIN_CORNER_PROB, MIN_SINGLE_CORNER_CONFIDENCE, REREAD_MIN_PROB, TAKEN_MIN_CONFIDENCE,
+                          ReadCorner, merge_corners, rule_out_taken)
 
 
 def corner(code, x, y, size=20, prob=0.95):
@@ -59,6 +60,56 @@ def test_fainter_copy_of_a_card_seen_twice_is_read_as_its_next_likeliest_code():
     assert cards[1].box[0] == 1000
     assert cards[1].confidence < cards[0].confidence
     assert "taken as 3D" in warnings[0] and "check that card" in warnings[0]
+
+
+def sure_9c():
+    """A 9C read at both ends: sure enough to rule its code out elsewhere."""
+    return [read_as("9C", 0, 0, [("9C", 0.97)]), read_as("9C", 60, 90, [("9C", 0.95)])]
+
+
+def test_a_faint_corner_of_a_code_read_surely_elsewhere_is_read_as_what_else_it_could_be():
+    faint = read_as("9C", 1000, 0, [("9C", 0.40), ("9D", 0.33), ("9S", 0.1), ("JUNK", 0.05)])
+    assert faint.prob < MIN_CORNER_PROB  # on its own it would not count at all
+    assert [c.code for c in merge_corners([faint])[0]] == []
+    cards, warnings = merge_corners(sure_9c() + [faint])
+    assert sorted(c.code for c in cards) == ["9C", "9D"]
+    nine_d = next(c for c in cards if c.code == "9D")
+    assert nine_d.box[0] == 1000 and abs(nine_d.corners[0].prob - 0.33 / 0.60) < 1e-9  # conditioned on not 9C
+    assert warnings == ["9D: a corner looked most like 9C, but the deck's one 9C is read elsewhere in this "
+                        "photo, so it is taken as 9D — check that card"]
+
+
+def test_a_repeat_is_weighed_by_its_next_reading_given_the_code_is_taken():
+    """Raw, 9D 0.25 would be under the lone-corner floor; given it is not the 9C, it is the 9D at 0.48."""
+    repeat = read_as("9C", 1000, 0, [("9C", 0.48), ("9D", 0.25), ("9S", 0.07), ("JC", 0.06)])
+    assert 0.25 < MIN_SINGLE_CORNER_CONFIDENCE
+    cards, _ = merge_corners(sure_9c() + [repeat])
+    assert sorted(c.code for c in cards) == ["9C", "9D"]
+
+
+def test_only_sure_cards_rule_codes_out_and_only_out_of_their_reach():
+    faint = read_as("9C", 1000, 0, [("9C", 0.40), ("9D", 0.33)])
+    unsure = [read_as("9C", 0, 0, [("9C", 0.46)])]  # a card, but not sure enough to rule its code out
+    cards, _ = merge_corners(unsure)
+    assert [c.code for c in cards] == ["9C"] and cards[0].confidence < TAKEN_MIN_CONFIDENCE
+    assert rule_out_taken(unsure + [faint], cards) == {}
+    near = read_as("9C", 30, 40, [("9C", 0.40), ("9D", 0.33)])  # within the sure card's reach: the card again
+    cards, _ = merge_corners(sure_9c())
+    assert rule_out_taken(sure_9c() + [near], cards) == {}
+    assert list(rule_out_taken(sure_9c() + [faint], cards)) == [2]
+    # WILD has three copies: a sure one rules nothing out
+    wilds = [read_as("WILD", 0, 0, [("WILD", 0.97)]), read_as("WILD", 60, 90, [("WILD", 0.97)])]
+    other = read_as("WILD", 1000, 0, [("WILD", 0.40), ("COUNT7", 0.33)])
+    cards, _ = merge_corners(wilds)
+    assert rule_out_taken(wilds + [other], cards) == {}
+
+
+def test_a_ruled_out_repeat_too_faint_to_be_another_card_is_counted_once_with_a_warning():
+    repeat = read_as("3S", 1000, 0, [("3S", 0.5), ("3D", 0.2), ("3C", 0.15), ("3H", 0.15)])
+    cards, warnings = merge_corners([read_as("3S", 0, 0, [("3S", 0.95)]), repeat])
+    assert [c.code for c in cards] == ["3S"]  # the 3D, 0.4 once the 3S is out, is under the corner threshold
+    assert warnings == ["3S appears 2 times in this photo, but the deck has one 3S: counted once — check for "
+                        "a second deck or a misread card"]
 
 
 def test_repeat_is_not_re_read_as_a_code_another_card_took():

@@ -45,6 +45,13 @@ FUSED_MIN_PROB = 0.5
 # real training photos (as stored and enlarged) unchanged; at 0.1 and below
 # wrong guesses outnumber the right ones on synth_val and synth_hr_val.
 REREAD_MIN_PROB = 0.2
+# A card read at least this surely rules its code out of corners elsewhere in
+# the photo (``rule_out_taken``).  Chosen on the tuning views with 701ae62's
+# weights: synth_val 0.7898 -> 0.7909 (three more cards read, all right, none
+# lost or added wrongly), synth_hr_val and the real training photos (as
+# stored and enlarged) unchanged; the same from 0.3 to 0.5 (two cards from
+# 0.6 up).
+TAKEN_MIN_CONFIDENCE = 0.5
 # A card resting on one read corner needs at least this confidence (the
 # corner's probability weighed by the detector's score, ``ReadCorner.confidence``);
 # a card whose two ends agree needs no more than MIN_CORNER_PROB.  Faint lone
@@ -236,7 +243,84 @@ def stands_alone(card: MergedCard) -> bool:
 
 
 def merge_corners(corners: list[ReadCorner]) -> tuple[list[MergedCard], list[str]]:
-    """Group read corners into cards; return the cards and any warnings."""
+    """Group read corners into cards; return the cards and any warnings.
+
+    Merged a second time when sure cards rule their codes out of corners
+    elsewhere in the photo (``rule_out_taken``): those corners are then read
+    as what else they could be.
+    """
+    cards, warnings = _merge(corners)
+    ruled = rule_out_taken(corners, cards)
+    if not ruled:
+        return cards, warnings
+    before = corners
+    corners = [ruled[i] if i in ruled else c for i, c in enumerate(corners)]
+    cards, warnings = _merge(corners)
+    in_cards = {c.box: card.code for card in cards for c in card.corners}
+    unplaced: dict[str, list[ReadCorner]] = {}
+    for i in sorted(ruled):
+        old = before[i]
+        now = in_cards.get(old.box)
+        if now is not None and now != old.code:
+            warnings.append(f"{now}: a corner looked most like {old.code}, but the deck's one {old.code} is "
+                            f"read elsewhere in this photo, so it is taken as {now} — check that card")
+        elif now is None and counts_as_read(old):
+            unplaced.setdefault(old.code, []).append(old)
+    for code, seen in unplaced.items():
+        warnings.append(f"{code} appears {1 + len(_clusters(seen))} times in this photo, but the deck has one "
+                        f"{code}: counted once — check for a second deck or a misread card")
+    return cards, list(dict.fromkeys(warnings))
+
+
+def _clusters(corners: list[ReadCorner]) -> list[list[ReadCorner]]:
+    """Corners grouped by reach: those within a card's reach of each other are one card's."""
+    groups: list[list[ReadCorner]] = []
+    for c in corners:
+        near = [g for g in groups if any(_could_pair(c, x) for x in g)]
+        merged = [c] + [x for g in near for x in g]
+        groups = [g for g in groups if g not in near] + [merged]
+    return groups
+
+
+def rule_out_taken(corners: Sequence[ReadCorner], cards: Sequence[MergedCard]) -> dict[int, ReadCorner]:
+    """Corners whose best code a sure card elsewhere already holds, re-read without the codes taken.
+
+    A deck has one of each regular card.  When a card is read surely
+    (confidence TAKEN_MIN_CONFIDENCE) and a corner out of its reach reads as
+    the same code, the corner is some other card: its readings are
+    conditioned on not being any card that a sure card out of its reach
+    already is (those codes' probability removed, the rest renormalised).
+    Its likeliest code left must score REREAD_MIN_PROB before renormalising,
+    as ``_reread_repeats`` asks of a fainter copy's next reading, and must not
+    be JUNK; otherwise the corner is left as it was.  ``_reread_repeats``
+    weighs the next reading at its raw probability, so a corner read
+    9C 0.48 / 9D 0.25 far from a sure 9C made a 9D at 0.25, under the
+    lone-corner floor; conditioned, it is the 9D at 0.48.  It also reaches
+    corners too faint to count as the taken code.  Three such cards are found
+    on the tuning scenes, none wrongly.  Returns {position in ``corners``:
+    the re-read corner}.
+    """
+    sure = [card for card in cards if card.code != "WILD" and card.confidence >= TAKEN_MIN_CONFIDENCE]
+    if not sure:
+        return {}
+    own = {c.box for card in sure for c in card.corners}
+    out: dict[int, ReadCorner] = {}
+    for i, c in enumerate(corners):
+        if c.box in own or c.code == "JUNK" or not c.top:
+            continue
+        taken = {card.code for card in sure if not any(_could_pair(c, x) for x in card.corners)}
+        if c.code not in taken:
+            continue
+        left = [(code, p) for code, p in c.top if code not in taken]
+        removed = sum(p for code, p in c.top if code in taken)
+        if not left or left[0][0] == "JUNK" or left[0][1] < REREAD_MIN_PROB or removed >= 1.0:
+            continue  # nothing else it could be: left to _reread_repeats, which drops a repeat with a warning
+        left = [(code, p / (1.0 - removed)) for code, p in left]
+        out[i] = ReadCorner(c.box, left[0][0], left[0][1], c.score, tuple(left), c.fused)
+    return out
+
+
+def _merge(corners: list[ReadCorner]) -> tuple[list[MergedCard], list[str]]:
     marks = _index_marks(corners)
     corners = fuse_card_ends(corners, marks)
     warnings: list[str] = []
