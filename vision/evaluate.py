@@ -30,12 +30,12 @@ from vision.cli_args import checked
 from vision.merge import ReadCorner, merge_corners
 from vision.yolo_data import dataset_images, label_path, read_boxes, read_visibility
 
-# (name, lowest share, highest share) of a card's best-showing index; the
-# labelling rule (vision.synth.scene.MIN_VISIBLE_FRACTION) starts at 0.6.
 # What synthetic scenes record of each card's deck (``vision.synth.scene.deck_name``,
 # ``color_look``); recall is broken down by each, so a weak deck or colour
 # style shows up by name.
 STYLE_FIELDS = ("look", "deck")
+# (name, lowest share, highest share) of a card's best-showing index; the
+# labelling rule (vision.synth.scene.MIN_VISIBLE_FRACTION) starts at 0.6.
 VISIBILITY_BANDS = (("in full view (95-100 %)", 0.95, 1.01), ("mostly in view (80-95 %)", 0.8, 0.95),
                     ("partly hidden (60-80 %)", 0.0, 0.8))
 
