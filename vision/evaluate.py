@@ -65,16 +65,22 @@ def truth_for(labels: Path, names: list[str], w: int, h: int) -> Counter:
     return truth
 
 
-def card_shares(indices: list[dict]) -> dict[str, list[float]]:
-    """Each code's cards, as the share in sight of each card's best-showing index (sorted, best first)."""
-    best: dict[tuple[str, int], float] = {}
+def best_showing(indices: list[dict]) -> dict[str, list[dict]]:
+    """Each code's cards, as each card's best-showing labelled index (sorted, best showing first)."""
+    best: dict[tuple[str, int], dict] = {}
     for ix in indices:
         key = (ix["card"], ix["card_index"])
-        best[key] = max(best.get(key, 0.0), ix["fraction"])
-    out: dict[str, list[float]] = {}
-    for (code, _), share in best.items():
-        out.setdefault(code, []).append(share)
-    return {code: sorted(v, reverse=True) for code, v in out.items()}
+        if key not in best or ix["fraction"] > best[key]["fraction"]:
+            best[key] = ix
+    out: dict[str, list[dict]] = {}
+    for (code, _), ix in best.items():
+        out.setdefault(code, []).append(ix)
+    return {code: sorted(v, key=lambda ix: -ix["fraction"]) for code, v in out.items()}
+
+
+def card_shares(indices: list[dict]) -> dict[str, list[float]]:
+    """Each code's cards, as the share in sight of each card's best-showing index (sorted, best first)."""
+    return {code: [ix["fraction"] for ix in v] for code, v in best_showing(indices).items()}
 
 
 def missed_shares(indices: list[dict], missed: Counter) -> tuple[list[float], list[float]]:
@@ -84,31 +90,26 @@ def missed_shares(indices: list[dict], missed: Counter) -> tuple[list[float], li
     several of that code (WILDs): the breakdown may wrong a card in full
     view, never flatter it.
     """
-    shares = card_shares(indices)
-    every = [s for v in shares.values() for s in v]
-    missed_list = [s for code, n in missed.items() for s in shares.get(code, [])[:n]]
-    return every, missed_list
+    return missed_field(indices, missed, "fraction")
 
 
 def missed_styles(indices: list[dict], missed: Counter, field: str) -> tuple[list[str], list[str]]:
     """(``field`` of every labelled card, of the missed ones): ``field`` is ``deck`` or ``look``.
 
     Scenes generated before the generator recorded decks and looks give
-    nothing.  A missed code is charged to its best-showing cards, as in
-    ``missed_shares``, so the two breakdowns count the same cards.
+    nothing.  Cards are counted and charged as in ``missed_shares``, so the
+    breakdowns count the same cards.
     """
-    best: dict[tuple[str, int], tuple[float, str]] = {}
-    for ix in indices:
-        if field not in ix:
-            return [], []
-        key = (ix["card"], ix["card_index"])
-        if key not in best or ix["fraction"] > best[key][0]:
-            best[key] = (ix["fraction"], ix[field])
-    by_code: dict[str, list[tuple[float, str]]] = {}
-    for (code, _), v in best.items():
-        by_code.setdefault(code, []).append(v)
-    every = [name for v in by_code.values() for _, name in v]
-    missed_list = [name for code, n in missed.items() for _, name in sorted(by_code.get(code, []), reverse=True)[:n]]
+    if any(field not in ix for ix in indices):
+        return [], []
+    return missed_field(indices, missed, field)
+
+
+def missed_field(indices: list[dict], missed: Counter, field: str) -> tuple[list, list]:
+    """(``field`` of every labelled card's best-showing index, of the missed cards'), best showing charged first."""
+    cards = best_showing(indices)
+    every = [ix[field] for v in cards.values() for ix in v]
+    missed_list = [ix[field] for code, n in missed.items() for ix in cards.get(code, [])[:n]]
     return every, missed_list
 
 

@@ -260,8 +260,8 @@ def merge_corners(corners: list[ReadCorner]) -> tuple[list[MergedCard], list[str
     unplaced: dict[str, list[ReadCorner]] = {}
     for i in sorted(ruled):
         old = before[i]
-        now = in_cards.get(old.box)
-        if now is not None and now != old.code:
+        now = in_cards.get(old.box)  # never old.code: that code was taken out of the corner's readings
+        if now is not None:
             warnings.append(f"{now}: a corner looked most like {old.code}, but the deck's one {old.code} is "
                             f"read elsewhere in this photo, so it is taken as {now} — check that card")
         elif now is None and counts_as_read(old):
@@ -313,8 +313,9 @@ def rule_out_taken(corners: Sequence[ReadCorner], cards: Sequence[MergedCard]) -
             continue
         left = [(code, p) for code, p in c.top if code not in taken]
         removed = sum(p for code, p in c.top if code in taken)
-        if not left or left[0][0] == "JUNK" or left[0][1] < REREAD_MIN_PROB or removed >= 1.0:
+        if not left or left[0][0] == "JUNK" or left[0][1] < REREAD_MIN_PROB:
             continue  # nothing else it could be: left to _reread_repeats, which drops a repeat with a warning
+        # the readings sum to at most 1, so with REREAD_MIN_PROB left over, removed is under 1
         left = [(code, p / (1.0 - removed)) for code, p in left]
         out[i] = ReadCorner(c.box, left[0][0], left[0][1], c.score, tuple(left), c.fused)
     return out
