@@ -2,14 +2,20 @@
 
 Why Pillow first: it reads the header (format, size, frame count, EXIF)
 without decoding pixels, so a decompression bomb (a tiny file that claims a
-gigantic canvas) is refused before any memory is spent, and HEIC, PDF or
+gigantic canvas) is refused before any memory is spent, and PDF or
 animated files get a specific answer instead of a generic failure.  Pixels
 are then decoded at a capped size (JPEG draft mode decodes at 1/2, 1/4 or 1/8
 scale directly) and turned upright from the EXIF orientation tag.
+
+HEIC/HEIF, the iPhone camera's default format, is decoded by pillow-heif
+(libheif), registered with Pillow the first time a HEIC file arrives.  Most
+browsers cannot show a HEIC, so a kept photo is stored as a JPEG
+(``browser_copy``).
 """
 from __future__ import annotations
 
 import io
+import threading
 import warnings
 from dataclasses import dataclass
 
@@ -30,6 +36,10 @@ MIN_DRAFT_FRACTION = 0.9
 # Formats without reduced-scale decoding (PNG, WebP, TIFF, BMP, GIF) are decoded whole
 # (up to 4 bytes a pixel), so they get a lower cap: 40 MP is 160 MB at most.
 MAX_WHOLE_DECODE_PIXELS = 40_000_000
+# A HEIC is decoded whole too, but always to 8-bit RGB (3 bytes a pixel), and an
+# iPhone's "HEIF Max" photo is 48 MP (8064 x 6048, 146 MB decoded): those must read.
+MAX_HEIF_PIXELS = 50_000_000
+HEIF_FORMAT = "HEIF"                      # what pillow-heif calls the format it opens
 
 Image.MAX_IMAGE_PIXELS = MAX_PIXELS       # Pillow's own bomb guard, as a second line
 
@@ -63,6 +73,30 @@ def _is_heif(head: bytes) -> str | None:
     return None
 
 
+_heif_lock = threading.Lock()
+_heif_state: list[bool] = []  # [] until first asked, then [whether pillow-heif is registered]
+
+
+def heif_supported() -> bool:
+    """Whether HEIC photos can be decoded: pillow-heif imports and is registered with Pillow (once)."""
+    with _heif_lock:
+        if not _heif_state:
+            try:
+                import pillow_heif
+                pillow_heif.register_heif_opener()
+                _heif_state.append(True)
+            except Exception:  # not installed, or no wheel for this platform: HEIC gets a clear 415
+                _heif_state.append(False)
+        return _heif_state[0]
+
+
+def _decode_limit(fmt: str) -> int | None:
+    """The most pixels a format may have when it must be decoded whole; None for JPEG (draft mode)."""
+    if fmt == "JPEG":
+        return None
+    return MAX_HEIF_PIXELS if fmt == HEIF_FORMAT else MAX_WHOLE_DECODE_PIXELS
+
+
 def load_photo(data: bytes, work_long_side: int = WORK_LONG_SIDE) -> Photo:
     """Decode ``data`` into an upright :class:`Photo` or raise a specific PhotoError."""
     if not isinstance(data, (bytes, bytearray, memoryview)):
@@ -75,10 +109,12 @@ def load_photo(data: bytes, work_long_side: int = WORK_LONG_SIDE) -> Photo:
             f"the photo is {len(data) / 1e6:.1f} MB; the limit is {MAX_FILE_BYTES / 1e6:.0f} MB. "
             "Take it at a lower resolution or send a JPEG instead of a RAW/PNG file.")
     head = data[:32]
-    if _is_heif(head):
+    heif = _is_heif(head)
+    if heif and not heif_supported():
         raise UnsupportedPhotoFormat(
-            "this is a HEIC/HEIF photo (the iPhone default), which the companion cannot decode. "
-            "Fix: on the iPhone choose Settings > Camera > Formats > Most Compatible, or share it as JPEG.")
+            "this is a HEIC/HEIF photo (the iPhone default), and this installation cannot decode it "
+            "(pillow-heif is missing: pip install pillow-heif). Fix: install it, or on the iPhone "
+            "choose Settings > Camera > Formats > Most Compatible, or share the photo as JPEG.")
     for magic, what, fix in _SIGNATURES:
         if what and head.startswith(magic):
             raise UnsupportedPhotoFormat(f"this file is {what}, not a photo. {fix}")
@@ -93,15 +129,19 @@ def load_photo(data: bytes, work_long_side: int = WORK_LONG_SIDE) -> Photo:
         raise PhotoTooLarge(f"the image claims more than {MAX_PIXELS // 1_000_000} million pixels "
                             "(a decompression bomb or a huge scan); send an ordinary photo") from None
     except Exception:
-        raise PhotoError("the file is not an image we can read (JPEG, PNG, WebP, BMP, TIFF or GIF); "
-                         "it may be truncated or a different kind of file") from None
+        if heif:
+            raise PhotoError("the HEIC photo is damaged or truncated (its header says HEIC, but "
+                             "libheif cannot read it); take or export the photo again") from None
+        raise PhotoError("the file is not an image we can read (JPEG, PNG, WebP, BMP, TIFF, GIF "
+                         "or HEIC); it may be truncated or a different kind of file") from None
     if w * h > MAX_PIXELS:
         raise PhotoTooLarge(f"the image is {w}x{h} pixels ({w * h / 1e6:.0f} MP); the limit is "
                             f"{MAX_PIXELS // 1_000_000} MP. Resize it or use the phone camera's normal setting.")
-    if fmt != "JPEG" and w * h > MAX_WHOLE_DECODE_PIXELS:
+    limit = _decode_limit(fmt)
+    if limit is not None and w * h > limit:
         raise PhotoTooLarge(
             f"the {fmt} image is {w}x{h} pixels ({w * h / 1e6:.0f} MP); a {fmt} file has to be decoded "
-            f"whole, so the limit is {MAX_WHOLE_DECODE_PIXELS // 1_000_000} MP (JPEG photos may have "
+            f"whole, so the limit is {limit // 1_000_000} MP (JPEG photos may have "
             f"{MAX_PIXELS // 1_000_000} MP). Send the camera's JPEG, or resize the image.")
     if min(w, h) < MIN_SIDE:
         raise PhotoError(f"the image is only {w}x{h} pixels; a photo of cards needs at least "
@@ -132,8 +172,8 @@ def load_photo(data: bytes, work_long_side: int = WORK_LONG_SIDE) -> Photo:
         raise PhotoTooLarge(f"the image claims more than {MAX_PIXELS // 1_000_000} million pixels "
                             "(a decompression bomb or a huge scan); send an ordinary photo") from None
     except Exception as exc:  # untrusted bytes: any decoder failure is the file's fault
-        raise PhotoError(f"the image data is damaged or truncated ({type(exc).__name__}); "
-                         "take or export the photo again") from None
+        what = "the HEIC photo is damaged or truncated" if heif else "the image data is damaged or truncated"
+        raise PhotoError(f"{what} ({type(exc).__name__}); take or export the photo again") from None
     up_w, up_h = (h, w) if orientation in (5, 6, 7, 8) else (w, h)
     bgr = np.ascontiguousarray(rgb[:, :, ::-1])
     scale = bgr.shape[1] / up_w
@@ -195,3 +235,24 @@ def _small_rgb(img: Image.Image, long_side: int) -> Image.Image:
         background = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
         img = Image.alpha_composite(background, rgba)
     return img.convert("RGB")
+
+
+BROWSER_COPY_QUALITY = 92  # JPEG quality of a kept HEIC's copy: indistinguishable on screen
+
+
+def browser_copy(data: bytes) -> bytes | None:
+    """A JPEG copy of a photo that browsers cannot show (HEIC), or None when they can show ``data``.
+
+    Only Safari shows HEIC in a page, so a kept HEIC photo is stored as this
+    copy.  It is full size and upright (libheif applies the photo's rotation),
+    so the reader's boxes, in the photo's own pixels, fit it unchanged.
+    """
+    if not _is_heif(bytes(data[:32])):
+        return None
+    import cv2  # the reader's own dependency; imported here so header checks stay light
+
+    photo = load_photo(data, work_long_side=max(MAX_PIXELS, 1))
+    ok, buf = cv2.imencode(".jpg", photo.image, [cv2.IMWRITE_JPEG_QUALITY, BROWSER_COPY_QUALITY])
+    if not ok:  # pragma: no cover - imencode fails only on an empty image, which load_photo refuses
+        raise PhotoError("the HEIC photo could not be converted to JPEG")
+    return buf.tobytes()

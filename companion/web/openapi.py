@@ -136,7 +136,7 @@ def document(max_upload: int = 25 * 1024 * 1024, max_cards: int = 200) -> dict:
                     "200": {"description": "The cards read.", "content": {"application/json": {
                         "schema": {"$ref": "#/components/schemas/DetectResult"}}}},
                     "400": bad, "413": _error("The file or the image is too large."),
-                    "415": _error("A format the companion cannot decode (HEIC, PDF, animated)."),
+                    "415": _error("A format the companion cannot decode (PDF, animated; HEIC where pillow-heif is missing)."),
                     "503": _error("The card reader is not available."),
                 }}},
             "/api/openapi.json": {"get": {"summary": "This document",

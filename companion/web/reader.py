@@ -84,6 +84,19 @@ def read_photo(data: bytes) -> dict:
     }
 
 
+def browser_copy(data: bytes) -> bytes | None:
+    """A JPEG to keep instead of a photo browsers cannot show (HEIC), or None to keep ``data`` itself.
+
+    Decoding a full-size HEIC holds as much memory as reading one, so it takes a photo slot too.
+    """
+    try:
+        from vision.photo import browser_copy as vision_browser_copy
+    except ImportError:  # no vision stack: nothing was read either, so nothing is kept
+        return None
+    with current_app.extensions["companion_photo_slots"]:
+        return vision_browser_copy(data)
+
+
 def _photo_error() -> type[Exception]:
     try:
         from vision.errors import PhotoError

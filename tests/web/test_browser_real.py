@@ -350,3 +350,50 @@ def test_screenshots(browser, real_app, photos, size, viewport):
             page.screenshot(path=str(SHOTS / f"rules-{size}.png"), full_page=False)
         finally:
             page.close()
+
+
+HEIC_PHOTO = ROOT / "tests" / "fixtures" / "heic" / "cards_turned.heic"
+
+
+@pytest.mark.parametrize("keep", [False, True], ids=["photos-not-kept", "photos-kept"])
+def test_a_heic_photo_from_an_iphone(browser, real_app, real_reader, keep):
+    """An iPhone's HEIC is read like a JPEG.  Chromium cannot show a HEIC, so the
+    page never shows a broken image: a kept photo is shown from the server's
+    JPEG copy (with one box per card), one that is not kept is left out with a
+    note saying why, and the cards are listed either way."""
+    data = HEIC_PHOTO.read_bytes()
+    reading = real_reader.read(data)
+    n = len(reading.cards)
+    assert n
+    with LiveServer(real_app) as srv:
+        page = browser.new_page(viewport=PHONE)
+        try:
+            page.goto(srv.url + "/")
+            for i, name in enumerate(["Ann", "Bob"]):
+                page.fill(f"input[name=seat_{i}]", name)
+            page.check("input[name=dealer][value='0']")
+            page.fill("input[name=cards_dealt]", "3")
+            if keep:
+                page.check("input[name=keep_photos]")
+            page.click("#setup-form button[type=submit]")
+            page.click("text=Score game 1")
+            page.wait_for_selector("#seat-0")
+            ann = Hand(page, 0, "Ann")
+            page.set_input_files("#seat-0 .upload-input",
+                                 {"name": "IMG_0002.HEIC", "mimeType": "image/heic", "buffer": data})
+            ann.expect(ann.sec.locator(".status")).to_contain_text(f"{n} cards read", timeout=60_000)
+            ann.cards = [str(c.code) for c in reading.cards]
+            ann.settled()
+            img = ann.sec.locator("figure.photo img")
+            shown = ("(s) => { const f = s.querySelector('figure.photo'), i = f.querySelector('img');"
+                     " return f.hidden ? 'hidden' : (i.complete && i.naturalWidth > 0 ? 'shown' : ''); }")
+            page.wait_for_function(f"() => ({shown})(document.querySelector('#seat-0'))", timeout=15_000)
+            state = ann.sec.evaluate(shown)
+            if keep:
+                assert state == "shown"
+                assert img.evaluate("i => i.naturalWidth") == reading.width
+                ann.expect(ann.sec.locator("svg.overlay rect")).to_have_count(n)
+            elif state == "hidden":  # this Chromium cannot show HEIC (Safari could: then it is shown)
+                ann.expect(ann.sec.locator(".status")).to_contain_text("cannot show this photo")
+        finally:
+            page.close()

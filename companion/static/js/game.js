@@ -65,8 +65,26 @@
       q(".stop-btn").addEventListener("click", () => self.stopCamera());
     }
     this.el.img.addEventListener("load", () => self.renderOverlay());
+    this.el.img.addEventListener("error", () => self.photoNotShown());
     this.render();
   }
+
+  // A browser that cannot show the chosen file (a HEIC outside Safari) falls
+  // back to the kept copy, which the server stores as a JPEG; with none, the
+  // photo is left out and the cards read are still listed.
+  HandEditor.prototype.photoNotShown = function () {
+    if (this.localUrl && this.el.img.getAttribute("src") === this.localUrl) {
+      URL.revokeObjectURL(this.localUrl);
+      this.localUrl = null;
+      if (!this.state.photo_url) {
+        this.unshowable = true;
+        this.el.status.textContent += " This browser cannot show this photo’s format (HEIC), so it is not shown; the cards were read all the same.";
+      }
+    } else {
+      this.unshowable = true;
+    }
+    this.render();
+  };
 
   HandEditor.prototype.flags = function () {
     const f = (issues.by_seat || {})[this.seat] || { dup: [], not_in_play: [] };
@@ -111,7 +129,7 @@
       const li = document.createElement("li"); li.textContent = w; el.warnings.appendChild(li);
     });
     const src = this.localUrl || st.photo_url;
-    if (st.reading && src) {
+    if (st.reading && src && !this.unshowable) {
       el.figure.hidden = false;
       if (el.img.getAttribute("src") !== src) el.img.src = src; else this.renderOverlay();
     } else {
@@ -222,6 +240,7 @@
       this.photoKey = Rummy.newKey();
       if (this.localUrl) URL.revokeObjectURL(this.localUrl);
       this.localUrl = URL.createObjectURL(file);
+      this.unshowable = false;
       const n = data.reading ? data.reading.cards.length : 0;
       this.el.status.textContent = n + " card" + (n === 1 ? "" : "s") + " read. Check them below.";
       this.selected = null;

@@ -13,7 +13,7 @@ from flask import (Blueprint, abort, current_app, flash, jsonify, redirect, rend
 from .. import engine, games as G
 from .. import idempotency as idem
 from ..db import dumps, get_db, transaction
-from ..reader import read_photo
+from ..reader import browser_copy, read_photo
 
 bp = Blueprint("tables", __name__, url_prefix="/tables")
 
@@ -431,6 +431,7 @@ def upload_photo(table_id: int, game_id: int, seat: int):
         return _photo_answer(table, table_id, game_id, seat)
     try:
         reading = read_photo(data)  # ReaderError -> 4xx/503 via the app's handlers
+        kept = browser_copy(data) if table.keep_photos else None
     except BaseException:
         if claim:
             claim.release()
@@ -442,10 +443,11 @@ def upload_photo(table_id: int, game_id: int, seat: int):
     photo = None
     photo_dir = Path(current_app.config["PHOTO_DIR"])
     if table.keep_photos:
-        ext, mime = _sniff(data)
+        stored = data if kept is None else kept
+        ext, mime = _sniff(stored)
         fname = f"{uuid.uuid4().hex}.{ext}"
         tmp = photo_dir / (fname + ".part")
-        tmp.write_bytes(data)
+        tmp.write_bytes(stored)
         os.replace(tmp, photo_dir / fname)
         photo = (fname, mime)
     try:
