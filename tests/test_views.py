@@ -1,4 +1,5 @@
-"""Reading each corner from several slightly shifted views (vision.reader.VIEW_SHIFTS).
+"""Reading each corner from several slightly shifted views (vision.reader.VIEW_SHIFTS)
+and a wider one (vision.reader.WIDE_VIEW_EXPANDS).
 
 Scripted: the joint code probabilities are a proper distribution; one view
 reads exactly as the single crop did; averaging views is the mean of the
@@ -13,7 +14,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.index_crops import ALL_OUTPUTS, joint_probs, shifted_box, top_codes
+from vision.index_crops import ALL_OUTPUTS, INPUT_EXPAND, joint_probs, shifted_box, top_codes
 
 ROOT = Path(__file__).resolve().parents[1]
 PHOTO = ROOT / "tests" / "fixtures" / "photos" / "synthetic_hr_ts4242_0000109.jpg"
@@ -57,15 +58,21 @@ def readers():
 @needs_models
 def test_views_average_the_single_view_readings(readers, image):
     from vision.detector import Corner
-    from vision.reader import VIEW_SHIFTS
+    from vision.reader import VIEW_SHIFTS, WIDE_VIEW_EXPANDS, CardReader
     single, multi = readers
+    assert multi.view_windows()[len(VIEW_SHIFTS):] == [(0.0, 0.0, e) for e in WIDE_VIEW_EXPANDS]
     corners = single.find_corners(image)[:6]
     alone = [single.classify(image, [Corner(shifted_box(c.box, dx, dy), c.score)]) for dx, dy in VIEW_SHIFTS
              for c in corners]
+    for e in WIDE_VIEW_EXPANDS:  # a reader of that wide view alone
+        wide = CardReader(views=(), wide_views=(e,))
+        assert wide.view_windows() == [(0.0, 0.0, e)]
+        alone += [wide.classify(image, [c]) for c in corners]
     together = multi.classify(image, corners)
+    n_views = len(VIEW_SHIFTS) + len(WIDE_VIEW_EXPANDS)
     for i, read in enumerate(together):
         expected = np.mean([alone[v * len(corners) + i][0].prob_of(read.code) or 0.0
-                            for v in range(len(VIEW_SHIFTS))])
+                            for v in range(n_views)])
         # a view whose top five lacks the code contributes under its fifth-best probability
         assert read.prob == pytest.approx(expected, abs=0.02)
 
@@ -87,9 +94,11 @@ def test_views_read_knocked_boxes_at_least_as_well(readers, image):
 
 @needs_models
 def test_reader_with_forces_only_what_it_is_told():
-    from vision.reader import REFINE_BOXES, VIEW_SHIFTS, get_reader, reader_with
+    from vision.reader import REFINE_BOXES, VIEW_SHIFTS, WIDE_VIEW_EXPANDS, get_reader, reader_with
     assert reader_with() is get_reader()
     single = reader_with(views=False)
     assert single.views == ((0.0, 0.0),) and single.refine == REFINE_BOXES
+    assert single.view_windows() == [(0.0, 0.0, INPUT_EXPAND)]
     plain = reader_with(refine=not REFINE_BOXES)
     assert plain.refine != REFINE_BOXES and plain.views == VIEW_SHIFTS
+    assert plain.wide_views == WIDE_VIEW_EXPANDS
