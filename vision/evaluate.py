@@ -209,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--refine", action=argparse.BooleanOptionalAction, default=None,
                    help="force the refining second look on corner boxes on or off (default: the reader's)")
     p.add_argument("--views", action=argparse.BooleanOptionalAction, default=None,
-                   help="read each corner from several shifted views (default) or from its box alone")
+                   help="read each corner from several shifted views and a wider one (default) or from its box alone")
     p.add_argument("--detector", type=Path, default=None,
                    help="score candidate detector weights (ONNX) instead of models/corner_detector.onnx")
     p.add_argument("--classifier", type=Path, default=None,

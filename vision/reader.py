@@ -5,7 +5,7 @@ time: the whole photo at ``DETECT_SIZE``, then, when the indices found are
 tiny (or none were found), overlapping tiles at higher resolution.  Each
 corner's box is tightened by a close second look (``vision.refine``), the
 corner is classified from the photo's higher-resolution pixels in a few
-slightly shifted views whose readings are averaged, and corners are merged
+slightly shifted views and a wider one, whose readings are averaged, and corners are merged
 into cards (``vision.merge``).
 """
 from __future__ import annotations
