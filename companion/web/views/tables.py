@@ -394,7 +394,7 @@ def hand_of(g: G.Game, seat: int) -> G.Hand:
 PHOTO_TYPES = {"JPEG": ("jpg", "image/jpeg"), "PNG": ("png", "image/png"),
                "WEBP": ("webp", "image/webp"), "GIF": ("gif", "image/gif"),
                "BMP": ("bmp", "image/bmp"), "TIFF": ("tif", "image/tiff"),
-               "MPO": ("jpg", "image/jpeg")}
+               "MPO": ("jpg", "image/jpeg"), "AVIF": ("avif", "image/avif")}  # a HEIC is kept as JPEG
 
 
 def _sniff(data: bytes) -> tuple[str, str]:

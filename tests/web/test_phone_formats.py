@@ -1,4 +1,4 @@
-"""HEIC photos (the iPhone camera's default) through the loader, the reader and the app.
+"""HEIC photos (the iPhone camera's default) and AVIF through the loader, the reader and the app.
 
 The fixtures are made by ``tests/fixtures/make_heic.py`` (committed, so no
 test pays for x265).  A HEIC reads like the JPEG it was made from; it comes
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PIL import Image
+from PIL import Image, features
 
 from vision import photo as photo_mod
 from vision.errors import PhotoError, UnsupportedPhotoFormat
@@ -102,3 +102,20 @@ def test_a_kept_heic_is_stored_and_served_as_jpeg(real_app):
     assert r.status_code == 200 and r.mimetype == "image/jpeg"
     with Image.open(io.BytesIO(r.data)) as im:
         assert im.format == "JPEG" and im.size == (st["reading"]["width"], st["reading"]["height"])
+
+
+@pytest.mark.skipif(not features.check("avif"), reason="this Pillow was built without AVIF")
+def test_a_kept_avif_is_served_as_avif(real_app):
+    """AVIF (Pillow decodes it; browsers show it) is kept as it came, with its own type."""
+    buf = io.BytesIO()
+    Image.open(FIXTURES / "photos" / SOURCE.name).convert("RGB").save(buf, "AVIF", quality=85)
+    data = buf.getvalue()
+    client = real_app.test_client()
+    tid = make_table(client, keep_photos="1")
+    gid = start_game(client, tid)
+    st = client.post(f"/tables/{tid}/games/{gid}/hands/0/photo",
+                     data={"photo": (io.BytesIO(data), "PXL_0003.avif")},
+                     headers={"X-Requested-With": "fetch"}).get_json()
+    assert sorted(st["hands"][0]["cards"]) == sorted(EXPECTED)
+    r = client.get(st["hands"][0]["photo_url"])
+    assert r.status_code == 200 and r.mimetype == "image/avif" and r.data == data
