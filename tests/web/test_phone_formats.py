@@ -119,3 +119,16 @@ def test_a_kept_avif_is_served_as_avif(real_app):
     assert sorted(st["hands"][0]["cards"]) == sorted(EXPECTED)
     r = client.get(st["hands"][0]["photo_url"])
     assert r.status_code == 200 and r.mimetype == "image/avif" and r.data == data
+
+
+def test_detect_command_reads_and_annotates_a_heic(tmp_path):
+    import subprocess
+    photo = HEIC / "cards_turned.heic"
+    res = subprocess.run([sys.executable, "-m", "vision", "detect", "--json", "--annotate", str(tmp_path),
+                          str(photo)], cwd=FIXTURES.parents[1], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    out = json.loads(res.stdout)
+    assert sorted(c["card"] for c in out[0]["cards"]) == sorted(EXPECTED)
+    (annotated,) = tmp_path.glob("*")
+    with Image.open(annotated) as im:  # drawn on the upright photo, in a format anything opens
+        assert im.format == "JPEG" and im.size == (640, 640)
