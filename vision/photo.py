@@ -251,7 +251,7 @@ def browser_copy(data: bytes) -> bytes | None:
         return None
     import cv2  # the reader's own dependency; imported here so header checks stay light
 
-    photo = load_photo(data, work_long_side=max(MAX_PIXELS, 1))
+    photo = load_photo(data, work_long_side=MAX_PIXELS)  # no photo's side is that long: full size
     ok, buf = cv2.imencode(".jpg", photo.image, [cv2.IMWRITE_JPEG_QUALITY, BROWSER_COPY_QUALITY])
     if not ok:  # pragma: no cover - imencode fails only on an empty image, which load_photo refuses
         raise PhotoError("the HEIC photo could not be converted to JPEG")
