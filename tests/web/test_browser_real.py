@@ -301,6 +301,21 @@ def test_full_flow_with_the_real_reader(browser, real_app, photos):
             page.close()
 
 
+def _two_player_game(page, url: str, keep_photos: bool = False) -> "Hand":
+    """A new table of Ann (dealing) and Bob, 3 cards each, on game 1's page: Ann's hand."""
+    page.goto(url + "/")
+    for i, name in enumerate(["Ann", "Bob"]):
+        page.fill(f"input[name=seat_{i}]", name)
+    page.check("input[name=dealer][value='0']")
+    page.fill("input[name=cards_dealt]", "3")
+    if keep_photos:
+        page.check("input[name=keep_photos]")
+    page.click("#setup-form button[type=submit]")
+    page.click("text=Score game 1")
+    page.wait_for_selector("#seat-0")
+    return Hand(page, 0, "Ann")
+
+
 def test_a_photo_with_no_cards_read_is_added_by_hand(browser, real_app, real_reader):
     """A photo the reader finds no card in (an empty table): the page says so
     with the reader's advice, and the hand is entered with the picker and typing."""
@@ -313,15 +328,7 @@ def test_a_photo_with_no_cards_read_is_added_by_hand(browser, real_app, real_rea
     with LiveServer(real_app) as srv:
         page = browser.new_page(viewport=PHONE)
         try:
-            page.goto(srv.url + "/")
-            for i, name in enumerate(["Ann", "Bob"]):
-                page.fill(f"input[name=seat_{i}]", name)
-            page.check("input[name=dealer][value='0']")
-            page.fill("input[name=cards_dealt]", "3")
-            page.click("#setup-form button[type=submit]")
-            page.click("text=Score game 1")
-            page.wait_for_selector("#seat-0")
-            ann = Hand(page, 0, "Ann")
+            ann = _two_player_game(page, srv.url)
             upload_and_check(page, ann, 0, Path("empty.jpg"), data, reading, _low(real_app))
             assert ann.sec.locator("ul.warnings li").count() >= 1
             ann.pick("AS")
@@ -368,17 +375,7 @@ def test_a_heic_photo_from_an_iphone(browser, real_app, real_reader, keep):
     with LiveServer(real_app) as srv:
         page = browser.new_page(viewport=PHONE)
         try:
-            page.goto(srv.url + "/")
-            for i, name in enumerate(["Ann", "Bob"]):
-                page.fill(f"input[name=seat_{i}]", name)
-            page.check("input[name=dealer][value='0']")
-            page.fill("input[name=cards_dealt]", "3")
-            if keep:
-                page.check("input[name=keep_photos]")
-            page.click("#setup-form button[type=submit]")
-            page.click("text=Score game 1")
-            page.wait_for_selector("#seat-0")
-            ann = Hand(page, 0, "Ann")
+            ann = _two_player_game(page, srv.url, keep_photos=keep)
             page.set_input_files("#seat-0 .upload-input",
                                  {"name": "IMG_0002.HEIC", "mimeType": "image/heic", "buffer": data})
             ann.expect(ann.sec.locator(".status")).to_contain_text(f"{n} cards read", timeout=60_000)
