@@ -141,7 +141,7 @@ def load_photo(data: bytes, work_long_side: int = WORK_LONG_SIDE) -> Photo:
     if limit is not None and w * h > limit:
         raise PhotoTooLarge(
             f"the {fmt} image is {w}x{h} pixels ({w * h / 1e6:.0f} MP); a {fmt} file has to be decoded "
-            f"whole, so the limit is {limit // 1_000_000} MP (JPEG photos may have "
+            f"whole, so the limit is {limit / 1e6:g} MP (JPEG photos may have "
             f"{MAX_PIXELS // 1_000_000} MP). Send the camera's JPEG, or resize the image.")
     if min(w, h) < MIN_SIDE:
         raise PhotoError(f"the image is only {w}x{h} pixels; a photo of cards needs at least "

@@ -132,3 +132,12 @@ def test_detect_command_reads_and_annotates_a_heic(tmp_path):
     (annotated,) = tmp_path.glob("*")
     with Image.open(annotated) as im:  # drawn on the upright photo, in a format anything opens
         assert im.format == "JPEG" and im.size == (640, 640)
+
+
+def test_heic_has_its_own_whole_decode_cap(monkeypatch):
+    from vision.errors import PhotoTooLarge
+    assert 8064 * 6048 <= photo_mod.MAX_HEIF_PIXELS  # an iPhone's 48 MP "HEIF Max" photo reads
+    monkeypatch.setattr(photo_mod, "MAX_HEIF_PIXELS", 400_000)  # the 640 x 640 fixture is 409,600
+    with pytest.raises(PhotoTooLarge, match="HEIF image is 640x640 pixels") as info:
+        load_photo((HEIC / "cards.heic").read_bytes())
+    assert info.value.status == 413 and "the limit is 0.4 MP" in str(info.value)
