@@ -264,7 +264,7 @@ def merge_corners(corners: list[ReadCorner]) -> tuple[list[MergedCard], list[str
         if now is not None:
             warnings.append(f"{now}: a corner looked most like {old.code}, but the deck's one {old.code} is "
                             f"read elsewhere in this photo, so it is taken as {now} — check that card")
-        elif now is None and counts_as_read(old):
+        elif counts_as_read(old):
             unplaced.setdefault(old.code, []).append(old)
     for code, seen in unplaced.items():
         warnings.append(f"{code} appears {1 + len(_clusters(seen))} times in this photo, but the deck has one "
