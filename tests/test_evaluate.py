@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from vision.classes import LABEL_NAMES
-from vision.evaluate import by_style, by_visibility, evaluate, missed_shares, missed_styles, truth_for
+from vision.evaluate import by_style, by_visibility, evaluate, missed_breakdown, truth_for
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -57,7 +57,7 @@ def _ix(card, n, share):
 
 def test_a_card_shows_as_well_as_its_best_index():
     indices = [_ix("7H", 0, 0.65), _ix("7H", 0, 1.0), _ix("KS", 1, 0.7)]
-    every, missed = missed_shares(indices, Counter({"7H": 1, "KS": 1}))
+    every, missed = missed_breakdown(indices, Counter({"7H": 1, "KS": 1}))["fraction"]
     assert sorted(every) == [0.7, 1.0] and sorted(missed) == [0.7, 1.0]
     bands = by_visibility(every, missed)
     assert [(b["cards"], b["missed"], b["recall"]) for b in bands] == [(1, 1, 0.0), (0, 0, None), (1, 1, 0.0)]
@@ -66,7 +66,7 @@ def test_a_card_shows_as_well_as_its_best_index():
 def test_a_missed_wild_is_charged_to_the_best_showing_one():
     """Which of two WILDs was missed cannot be known: the full-view band takes the blame, never the credit."""
     indices = [_ix("WILD", 0, 0.62), _ix("WILD", 1, 0.99), _ix("QC", 2, 0.9)]
-    every, missed = missed_shares(indices, Counter({"WILD": 1}))
+    every, missed = missed_breakdown(indices, Counter({"WILD": 1}))["fraction"]
     assert missed == [0.99]
     bands = by_visibility(every, missed)
     assert [(b["cards"], b["missed"]) for b in bands] == [(1, 1), (1, 0), (1, 0)]
@@ -81,17 +81,17 @@ def test_recall_by_deck_and_look_counts_the_same_cards_as_by_visibility():
                ix("WILD", 1, 0.65, "optional", "plain"), ix("WILD", 2, 0.99, "optional", "tinted"),
                ix("KS", 3, 0.9, "procedural", "plain")]
     missed = Counter({"WILD": 1, "7H": 1})
-    every, miss = missed_styles(indices, missed, "look")
+    every, miss = missed_breakdown(indices, missed)["look"]
     assert sorted(every) == ["dark", "plain", "plain", "tinted"] and sorted(miss) == ["dark", "tinted"]
     assert by_style(every, miss) == [{"name": "plain", "cards": 2, "missed": 0, "recall": 1.0},
                                      {"name": "dark", "cards": 1, "missed": 1, "recall": 0.0},
                                      {"name": "tinted", "cards": 1, "missed": 1, "recall": 0.0}]
-    every, miss = missed_styles(indices, missed, "deck")
+    every, miss = missed_breakdown(indices, missed)["deck"]
     assert by_style(every, miss) == [{"name": "optional", "cards": 2, "missed": 1, "recall": 0.5},
                                      {"name": "knoll", "cards": 1, "missed": 1, "recall": 0.0},
                                      {"name": "procedural", "cards": 1, "missed": 0, "recall": 1.0}]
     # scenes written before the generator recorded decks give no breakdown rather than a wrong one
-    assert missed_styles([_ix("7H", 0, 1.0)], missed, "look") == ([], [])
+    assert missed_breakdown([_ix("7H", 0, 1.0)], missed)["look"] == ([], [])
 
 
 @pytest.fixture()

@@ -78,39 +78,29 @@ def best_showing(indices: list[dict]) -> dict[str, list[dict]]:
     return {code: sorted(v, key=lambda ix: -ix["fraction"]) for code, v in out.items()}
 
 
-def card_shares(indices: list[dict]) -> dict[str, list[float]]:
-    """Each code's cards, as the share in sight of each card's best-showing index (sorted, best first)."""
-    return {code: [ix["fraction"] for ix in v] for code, v in best_showing(indices).items()}
+BREAKDOWN_FIELDS = ("fraction",) + STYLE_FIELDS  # what recall is broken down by, per labelled index
 
 
-def missed_shares(indices: list[dict], missed: Counter) -> tuple[list[float], list[float]]:
-    """(shares of all labelled cards, shares of the missed ones).
+def missed_breakdown(indices: list[dict], missed: Counter) -> dict[str, tuple[list, list]]:
+    """Per field of ``BREAKDOWN_FIELDS``: (that field of every labelled card, of the missed ones).
 
-    Each missed code is charged to its best-showing card when the photo has
-    several of that code (WILDs): the breakdown may wrong a card in full
-    view, never flatter it.
+    Each card counts once, by its best-showing labelled index.  A missed code
+    is charged to its best-showing card when the photo has several of that
+    code (WILDs): the breakdown may wrong a card in full view, never flatter
+    it.  ``fraction`` is the share of the index in sight; ``deck`` and
+    ``look`` come only from scenes generated since the generator recorded
+    them (a field some index lacks gives nothing rather than a wrong count).
+    All fields charge the same cards, so the breakdowns agree.
     """
-    return missed_field(indices, missed, "fraction")
-
-
-def missed_styles(indices: list[dict], missed: Counter, field: str) -> tuple[list[str], list[str]]:
-    """(``field`` of every labelled card, of the missed ones): ``field`` is ``deck`` or ``look``.
-
-    Scenes generated before the generator recorded decks and looks give
-    nothing.  Cards are counted and charged as in ``missed_shares``, so the
-    breakdowns count the same cards.
-    """
-    if any(field not in ix for ix in indices):
-        return [], []
-    return missed_field(indices, missed, field)
-
-
-def missed_field(indices: list[dict], missed: Counter, field: str) -> tuple[list, list]:
-    """(``field`` of every labelled card's best-showing index, of the missed cards'), best showing charged first."""
     cards = best_showing(indices)
-    every = [ix[field] for v in cards.values() for ix in v]
-    missed_list = [ix[field] for code, n in missed.items() for ix in cards.get(code, [])[:n]]
-    return every, missed_list
+    out = {}
+    for field in BREAKDOWN_FIELDS:
+        if any(field not in ix for ix in indices):
+            out[field] = ([], [])
+            continue
+        every = [ix[field] for v in cards.values() for ix in v]
+        out[field] = (every, [ix[field] for code, n in missed.items() for ix in cards.get(code, [])[:n]])
+    return out
 
 
 def by_style(every: list[str], missed: list[str]) -> list[dict]:
@@ -139,8 +129,7 @@ def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors:
     if limit:
         images = images[:limit]
     visibility = read_visibility(Path(data_yaml).parent)
-    shares_all, shares_missed = [], []
-    styles = {f: ([], []) for f in STYLE_FIELDS}
+    breakdown = {f: ([], []) for f in BREAKDOWN_FIELDS}  # field -> (every card's, the missed ones')
     tp, fp, fn = Counter(), Counter(), Counter()
     exact = 0
     times = []
@@ -158,13 +147,9 @@ def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors:
         fp.update(got - truth)
         fn.update(truth - got)
         if img_path.stem in visibility:
-            every, missed = missed_shares(visibility[img_path.stem], truth - got)
-            shares_all += every
-            shares_missed += missed
-            for f, (all_, miss_) in styles.items():
-                every, missed = missed_styles(visibility[img_path.stem], truth - got, f)
-                all_ += every
-                miss_ += missed
+            for f, (every, missed) in missed_breakdown(visibility[img_path.stem], truth - got).items():
+                breakdown[f][0].extend(every)
+                breakdown[f][1].extend(missed)
         if got == truth:
             exact += 1
         elif len(errors) < show_errors:
@@ -185,8 +170,8 @@ def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors:
             "exact_photos": round(exact / max(len(images), 1), 4), "tp": n_tp, "fp": n_fp, "fn": n_fn,
             "median_ms": round(1000 * times[len(times) // 2], 1) if times else None,
             "per_class": per_class, "errors": errors,
-            "by_visibility": by_visibility(shares_all, shares_missed) if shares_all else None,
-            **{f"by_{f}": by_style(*styles[f]) if styles[f][0] else None for f in STYLE_FIELDS}}
+            "by_visibility": by_visibility(*breakdown["fraction"]) if breakdown["fraction"][0] else None,
+            **{f"by_{f}": by_style(*breakdown[f]) if breakdown[f][0] else None for f in STYLE_FIELDS}}
 
 
 def _check_tile_factor(n: int) -> int:
