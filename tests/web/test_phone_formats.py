@@ -87,7 +87,18 @@ def test_api_detect_reads_a_heic(real_app):
     assert sorted(c["card"] for c in r.get_json()["cards"]) == sorted(EXPECTED)
 
 
-def test_a_kept_heic_is_stored_and_served_as_jpeg(real_app):
+def test_a_kept_heic_is_stored_and_served_as_jpeg(real_app, monkeypatch):
+    """One HEIC decode per upload: the reader reads the JPEG that is kept (~1 s saved per 12 MP photo)."""
+    formats = []
+
+    def counting(data, *args, **kwargs):
+        photo = load_photo(data, *args, **kwargs)
+        formats.append(photo.format)
+        return photo
+
+    import vision.reader
+    monkeypatch.setattr(photo_mod, "load_photo", counting)
+    monkeypatch.setattr(vision.reader, "load_photo", counting)
     client = real_app.test_client()
     tid = make_table(client, keep_photos="1")
     gid = start_game(client, tid)
@@ -96,6 +107,7 @@ def test_a_kept_heic_is_stored_and_served_as_jpeg(real_app):
                      data={"photo": (io.BytesIO(data), "IMG_0002.HEIC")},
                      headers={"X-Requested-With": "fetch"}).get_json()
     assert sorted(st["hands"][0]["cards"]) == sorted(EXPECTED)
+    assert formats == [photo_mod.HEIF_FORMAT, "JPEG"], formats
     files = os.listdir(real_app.config["PHOTO_DIR"])
     assert len(files) == 1 and files[0].endswith(".jpg")
     r = client.get(st["hands"][0]["photo_url"])
