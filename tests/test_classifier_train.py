@@ -130,6 +130,36 @@ def test_checkpoints_are_stored_at_half_precision_and_resume_at_full(tmp_path, s
     assert (before - after).abs().max() < 1e-2 * before.abs().max()
 
 
+@pytest.mark.train
+@pytest.mark.skipif(not HAVE_TORCH, reason="training extra (torch) not installed")
+def test_the_export_stores_weights_at_half_precision_and_reads_as_torch(tmp_path, scratch_models):
+    """A 2x-wide classifier's ONNX is about half its float32 size, and onnxruntime reads as torch does."""
+    import onnx
+    import torch
+
+    from vision.classifier_train import augment, export_onnx, make_model
+    from vision.detector import make_session
+    from vision.onnx_half import store_weights_half
+
+    torch.manual_seed(0)
+    model = make_model(2.0)
+    model.eval()
+    scratch_models.mkdir()
+    path = export_onnx(model, torch, 32)
+    stored = onnx.load(str(path)).graph.initializer
+    assert {i.data_type for i in stored if len(i.dims) == 4} == {onnx.TensorProto.FLOAT16}
+    params = sum(p.numel() for p in model.parameters())
+    assert 2 * params < path.stat().st_size < 2.2 * params, "two bytes per weight, not four"
+    assert store_weights_half(path)["weights"] == 0, "halving twice changes nothing"
+    x = augment(np.load(_tiny_bank(tmp_path / "bank.npz"))["crops"], None, torch, train=False)
+    with torch.no_grad():
+        want_rank, want_suit = (t.numpy() for t in model(x))
+    got_rank, got_suit = make_session(path, 1).run(None, {"crops": x.numpy()})
+    for want, got in ((want_rank, got_rank), (want_suit, got_suit)):
+        assert np.array_equal(want.argmax(1), got.argmax(1))
+        assert np.abs(want - got).max() < 1e-2 * np.abs(want).max()
+
+
 def test_the_shipped_weights_fit_the_15_mb_budget():
     weights = [p for p in (ROOT / "models").iterdir() if p.suffix in (".onnx", ".pt")]
     assert {p.name for p in weights} >= {"corner_detector.onnx", "index_classifier.onnx"}
