@@ -51,6 +51,14 @@ def _tiny_bank(path: Path) -> Path:
     return path
 
 
+def _seeded_model(width, torch):
+    """An untrained classifier of ``width``, the same every run, in evaluation mode."""
+    from vision.classifier_train import make_model
+
+    torch.manual_seed(0)
+    return make_model(width).eval()
+
+
 @pytest.fixture
 def scratch_models(tmp_path, monkeypatch):
     from vision import classifier_train
@@ -109,9 +117,7 @@ def test_checkpoints_are_stored_at_half_precision_and_resume_at_full(tmp_path, s
 
     from vision.classifier_train import augment, load_checkpoint, make_model, save_checkpoint
 
-    torch.manual_seed(0)
-    trained = make_model(1.5)
-    trained.eval()
+    trained = _seeded_model(1.5, torch)
     scratch_models.mkdir()
     save_checkpoint(trained, 40, torch)
     raw = torch.load(scratch_models / "index_classifier.pt", map_location="cpu")["state_dict"]
@@ -137,13 +143,11 @@ def test_the_export_stores_weights_at_half_precision_and_reads_as_torch(tmp_path
     import onnx
     import torch
 
-    from vision.classifier_train import augment, export_onnx, make_model
+    from vision.classifier_train import augment, export_onnx
     from vision.detector import make_session
     from vision.onnx_half import store_weights_half
 
-    torch.manual_seed(0)
-    model = make_model(2.0)
-    model.eval()
+    model = _seeded_model(2.0, torch)
     scratch_models.mkdir()
     path = export_onnx(model, torch, 32)
     stored = onnx.load(str(path)).graph.initializer
