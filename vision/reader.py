@@ -292,11 +292,12 @@ def reader_with(refine: bool | None = None, views: bool | None = None, detector:
     """
     if refine is None and views is None and detector is None and classifier is None and tile_factor is None:
         return get_reader()
+    all_views = views in (None, True)  # the shifted and the wide views, or the plain crop alone
     return CardReader(detector or DETECTOR_PATH, classifier or CLASSIFIER_PATH,
                       refine=REFINE_BOXES if refine is None else refine,
-                      views=VIEW_SHIFTS if views in (None, True) else ((0.0, 0.0),),
+                      views=VIEW_SHIFTS if all_views else ((0.0, 0.0),),
                       tile_factor=tile_factor,
-                      wide_views=WIDE_VIEW_EXPANDS if views in (None, True) else ())
+                      wide_views=WIDE_VIEW_EXPANDS if all_views else ())
 
 
 _READER: CardReader | None = None

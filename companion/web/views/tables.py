@@ -430,11 +430,11 @@ def upload_photo(table_id: int, game_id: int, seat: int):
     if claim and claim.done:  # the same photo sent twice: read once, answer with the state
         return _photo_answer(table, table_id, game_id, seat)
     try:
-        # A kept HEIC is decoded once, into the JPEG that is kept, and the reader reads
-        # that copy (a draft-mode JPEG decode is ~10x faster than a second HEIC decode):
-        # its boxes then belong to exactly the picture the page shows.
-        kept = browser_copy(data) if table.keep_photos else None
-        reading = read_photo(kept or data)  # ReaderError -> 4xx/503 via the app's handlers
+        # What is kept: the photo itself, or a HEIC's JPEG copy.  A kept HEIC is decoded
+        # once, into that copy, and the reader reads the copy (a draft-mode JPEG decode is
+        # ~10x faster than a second HEIC decode): its boxes belong to the picture shown.
+        kept = (browser_copy(data) or data) if table.keep_photos else None
+        reading = read_photo(data if kept is None else kept)  # ReaderError -> 4xx/503 via the app's handlers
     except BaseException:
         if claim:
             claim.release()
@@ -446,11 +446,10 @@ def upload_photo(table_id: int, game_id: int, seat: int):
     photo = None
     photo_dir = Path(current_app.config["PHOTO_DIR"])
     if table.keep_photos:
-        stored = data if kept is None else kept
-        ext, mime = _sniff(stored)
+        ext, mime = _sniff(kept)
         fname = f"{uuid.uuid4().hex}.{ext}"
         tmp = photo_dir / (fname + ".part")
-        tmp.write_bytes(stored)
+        tmp.write_bytes(kept)
         os.replace(tmp, photo_dir / fname)
         photo = (fname, mime)
     try:
