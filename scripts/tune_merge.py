@@ -23,32 +23,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import cv2  # noqa: E402
 from PIL import Image  # noqa: E402
 
 from vision import merge  # noqa: E402
-from vision.evaluate import truth_for  # noqa: E402
+from vision.evaluate import PHONE_LONG_SIDE, enlarged, truth_for  # noqa: E402
 from vision.reader import reader_with  # noqa: E402
 from vision.yolo_data import dataset_images, label_path  # noqa: E402
 
 
 SHIPPED_MIN_CORNER_PROB = merge.MIN_CORNER_PROB
-
-
-PHONE_LONG_SIDE = 4000  # a phone's 12 MP photo is 4000 x 3000
-
-
-def enlarged(img_path: Path) -> bytes:
-    """The photo enlarged to a phone's long side, as a JPEG: the tuning photos are small, users' are not.
-
-    Unlike ``vision.bench._twelve_mp``, which fills exactly 4000 x 3000 so every
-    benchmark photo costs the same, this keeps the aspect ratio: the square
-    real training photos are not stretched, so their indices keep their shape.
-    """
-    img = cv2.imread(str(img_path))
-    k = PHONE_LONG_SIDE / max(img.shape[:2])
-    big = cv2.resize(img, None, fx=k, fy=k, interpolation=cv2.INTER_CUBIC)
-    return cv2.imencode(".jpg", big, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
 
 
 def collect(sources: list[str], limit: int | None, refine: bool | None = None,

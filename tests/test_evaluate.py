@@ -179,6 +179,32 @@ def test_candidate_weights_are_scored_in_place_of_the_shipped_ones(dataset, tmp_
         evaluate(dataset / "data.yaml", "train", detector=candidate)
 
 
+def test_a_photo_is_enlarged_to_a_phones_long_side_keeping_its_shape(tmp_path):
+    import cv2
+    import numpy as np
+
+    from vision.evaluate import PHONE_LONG_SIDE, enlarged
+
+    photo = tmp_path / "small.png"
+    cv2.imwrite(str(photo), np.full((300, 200, 3), 90, np.uint8))
+    big = cv2.imdecode(np.frombuffer(enlarged(photo), np.uint8), cv2.IMREAD_COLOR)
+    assert big.shape == (PHONE_LONG_SIDE, round(PHONE_LONG_SIDE * 2 / 3), 3)  # a portrait photo stays portrait
+    assert abs(int(big.mean()) - 90) <= 1
+
+
+@pytest.mark.skipif(not HAVE_MODELS, reason="shipped models missing")
+def test_enlarged_photos_are_scored_against_the_labels_of_the_stored_ones(dataset, monkeypatch):
+    """``--enlarge`` hands the reader 4000 px JPEGs; the truth still comes from the stored photos' labels."""
+    import vision.evaluate as ev
+
+    seen = []
+    real_enlarged = ev.enlarged
+    monkeypatch.setattr(ev, "enlarged", lambda path: seen.append(path.name) or real_enlarged(path))
+    r = ev.evaluate(dataset / "data.yaml", "train", enlarge=True)
+    assert sorted(seen) == sorted(p.name for p in (dataset / "images").iterdir())
+    assert (r["images"], r["fp"], r["fn"], r["f1"]) == (4, 0, 0, 1.0)
+
+
 def test_eval_names_a_missing_candidate_file(capsys, tmp_path):
     from vision.evaluate import main
 
