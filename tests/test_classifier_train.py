@@ -319,3 +319,59 @@ def test_a_plain_resume_keeps_the_occlusion_share_the_shipped_weights_were_train
     runs = [json.loads(line) for line in (MODELS / "training_log.jsonl").read_text().splitlines() if line.strip()]
     last = [r for r in runs if r.get("model") == "index_classifier"][-1]
     assert last.get("occlude", 0.0) == OCCLUDE_SHARE
+
+
+@pytest.mark.train
+@pytest.mark.skipif(not HAVE_TORCH, reason="training extra (torch) not installed")
+def test_a_candidate_resumes_from_its_own_weights_and_leaves_models_alone(tmp_path, scratch_models):
+    """`fit --resume CANDIDATE.pt --out DIR`: the shipped files are not touched, DIR gets the
+    weights, the export the reader runs, and a log line that says where the run started."""
+    import json
+
+    import torch
+
+    from vision.classifier_train import load_checkpoint, save_checkpoint, train
+    from vision.index_net import width_of
+
+    bank = _tiny_bank(tmp_path / "bank.npz")
+    train([bank], None, minutes=0.001, batch=8, lr=1e-3, fresh=True, threads=1)  # the "shipped" 1x weights
+    shipped = {p.name: p.read_bytes() for p in scratch_models.iterdir()}
+    candidate = tmp_path / "kept" / "wide.pt"
+    candidate.parent.mkdir()
+    save_checkpoint(_seeded_model(1.5, torch), 32, torch, candidate)
+
+    out = tmp_path / "cand"
+    result = train([bank], None, minutes=0.001, batch=8, lr=1e-3, fresh=False, threads=1, resume=candidate, out=out)
+    assert result["width"] == 1.5 and result["resumed"] == str(candidate)
+    assert {p.name: p.read_bytes() for p in scratch_models.iterdir()} == shipped
+    assert width_of(load_checkpoint(out / "index_classifier.pt", torch)[0]) == 1.5
+    logged = [json.loads(line) for line in (out / "training_log.jsonl").read_text().splitlines()]
+    assert [r["resumed"] for r in logged] == [str(candidate)]
+
+    again = train([bank], None, minutes=0.001, batch=8, lr=1e-3, fresh=False, threads=1, out=out)
+    assert again["width"] == 1.5 and "resumed" not in again, "--out alone resumes the folder's own weights"
+    fresh_dir = tmp_path / "from_shipped"
+    assert train([bank], None, minutes=0.001, batch=8, lr=1e-3, fresh=False, threads=1,
+                 out=fresh_dir)["width"] == 1.0, "a new --out folder starts from the shipped weights"
+
+    from vision.detector import Corner
+    from vision.reader import CardReader
+
+    reader = CardReader(ROOT / "models" / "corner_detector.onnx", out / "index_classifier.onnx", threads=1)
+    read = reader.classify(np.full((200, 200, 3), 200, np.uint8), [Corner((10, 10, 40, 60), 0.9)])
+    assert len(read) == 1 and read[0].code
+
+
+def test_the_command_names_a_bad_resume_or_out(tmp_path, capsys):
+    from vision.classifier_train import main
+
+    a_file = tmp_path / "file.txt"
+    a_file.write_text("x")
+    cases = [(["--resume", str(tmp_path / "gone.pt")], f"--resume {tmp_path / 'gone.pt'}: no such weights file"),
+             (["--resume", str(a_file), "--fresh"], "contradict each other"),
+             (["--out", str(a_file)], f"--out {a_file}: is a file, not a folder")]
+    for args, message in cases:
+        with pytest.raises(SystemExit) as exit_:
+            main(["fit", "--bank", "x.npz", *args])
+        assert exit_.value.code == 2
+        assert message in capsys.readouterr().err

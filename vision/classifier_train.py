@@ -212,8 +212,13 @@ def augment(batch_u8, rng, torch, train=True, size=INPUT_SIZE, occlude_share: fl
 def train(banks: list[Path], val_bank: Path | None, minutes: float, batch: int, lr: float, fresh: bool,
           threads: int, seed: int = 0, checkpoint_minutes: float = 10.0, input_size: int | None = None,
           shares: list[float] | None = None, width: float | None = None,
-          occlude_share: float = OCCLUDE_SHARE) -> dict:
+          occlude_share: float = OCCLUDE_SHARE, resume: Path | None = None, out: Path | None = None) -> dict:
     """Train for ``minutes``, resuming from models/index_classifier.pt unless ``fresh``.
+
+    ``resume`` starts from other weights (a candidate kept aside, say) and
+    ``out`` writes the weights, the ONNX export and the training-log line to
+    another folder, so a candidate can be trained and compared without
+    touching the shipped model (``fit --resume --out``).
 
     ``input_size`` None keeps the resumed model's side (``INPUT_SIZE`` when
     fresh); another side fine-tunes the resumed layers at that side.
@@ -239,14 +244,15 @@ def train(banks: list[Path], val_bank: Path | None, minutes: float, batch: int, 
     suit = np.concatenate([p["suit"] for p in parts])
     weights = draw_weights([len(p["rank"]) for p in parts], shares)
     size = INPUT_SIZE
-    if CLASSIFIER_PT.exists() and not fresh:
-        state, size = load_checkpoint(CLASSIFIER_PT, torch)
+    start, out_dir = resume_and_out(resume, out, fresh)
+    if start.exists() and not fresh:
+        state, size = load_checkpoint(start, torch)
         if width is not None and channels(check_width(width)) != channels_of(state):
             print(f"classifier: widening from {width_of(state):g}x to {width:g}x", flush=True)
             state = widen_state(state, width, rng)
         model = make_model(counts=channels_of(state))
         model.load_state_dict(state)
-        print(f"classifier: resuming from models/index_classifier.pt ({size} px)", flush=True)
+        print(f"classifier: resuming from {start} ({size} px)", flush=True)
     else:
         model = make_model(1.0 if width is None else width)
     size = check_input_size(input_size or size)
@@ -270,12 +276,12 @@ def train(banks: list[Path], val_bank: Path | None, minutes: float, batch: int, 
         step += 1
         seen += batch
         if time.time() - last_save > checkpoint_minutes * 60:
-            _checkpoint(model, torch, size)
+            _checkpoint(model, torch, size, out_dir)
             last_save = time.time()
         if step % 50 == 0:
             print(f"step {step} crops {seen} loss {loss.item():.3f} {seen / (time.time() - t0):.0f} crops/s", flush=True)
-    MODELS.mkdir(exist_ok=True)
-    save_checkpoint(model, size, torch)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    save_checkpoint(model, size, torch, out_dir / CLASSIFIER_PT.name)
     result = {"crops_seen": seen, "seconds": round(time.time() - t0), "banks": [b.name for b in banks], "lr": lr,
               "seed": seed, "input_size": size, "width": model.width}
     if any(share != 1.0 for share in shares):
@@ -283,23 +289,46 @@ def train(banks: list[Path], val_bank: Path | None, minutes: float, batch: int, 
     result["occlude"] = occlude_share
     if val_bank is not None:
         result["val"] = evaluate_bank(model, val_bank, torch, size)
-    export_onnx(model, torch, size)
-    with open(MODELS / "training_log.jsonl", "a") as fh:
+    if resume is not None:
+        result["resumed"] = str(resume)
+    export_onnx(model, torch, size, out_dir / CLASSIFIER_ONNX.name)
+    with open(out_dir / "training_log.jsonl", "a") as fh:
         fh.write(json.dumps({"model": "index_classifier", **result,
                              "finished": time.strftime("%Y-%m-%d %H:%M:%S")}) + "\n")
     return result
 
 
-def _checkpoint(model, torch, size: int) -> None:
+def resume_and_out(resume: Path | None, out: Path | None, fresh: bool) -> tuple[Path, Path]:
+    """(weights to start from, folder to write to): models/ unless ``fit --resume``/``--out`` say otherwise.
+
+    Asking to resume named weights that are not there, or to resume and
+    start fresh at once, is a ValueError before any training time is spent.
+    """
+    if resume is not None:
+        if fresh:
+            raise ValueError(f"--resume {resume} and --fresh contradict each other: choose one")
+        if not Path(resume).is_file():
+            raise ValueError(f"--resume {resume}: no such weights file")
+    out_dir = MODELS if out is None else Path(out)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise ValueError(f"--out {out_dir}: is a file, not a folder")
+    start = Path(resume) if resume is not None else (CLASSIFIER_PT if out is None else out_dir / CLASSIFIER_PT.name)
+    if resume is None and out is not None and not start.exists():
+        start = CLASSIFIER_PT  # a new candidate folder starts from the shipped weights
+    return start, out_dir
+
+
+def _checkpoint(model, torch, size: int, out_dir: Path | None = None) -> None:
     """Save and export mid-run so the reader can be evaluated while training goes on."""
-    MODELS.mkdir(exist_ok=True)
-    save_checkpoint(model, size, torch)
-    export_onnx(model, torch, size)
+    out_dir = MODELS if out_dir is None else out_dir
+    out_dir.mkdir(parents=True, exist_ok=True)
+    save_checkpoint(model, size, torch, out_dir / CLASSIFIER_PT.name)
+    export_onnx(model, torch, size, out_dir / CLASSIFIER_ONNX.name)
     model.train()
     print("checkpoint written", flush=True)
 
 
-def save_checkpoint(model, size: int, torch) -> None:
+def save_checkpoint(model, size: int, torch, path: Path | None = None) -> None:
     """The weights with the input side they were trained at (resuming needs both).
 
     The width is not stored: the weights' shapes carry it (``index_net.channels_of``).
@@ -309,7 +338,8 @@ def save_checkpoint(model, size: int, torch) -> None:
     15 MB budget.  ``load_checkpoint`` widens them back to float32.
     """
     state = {k: v.half() if v.is_floating_point() else v for k, v in model.state_dict().items()}
-    torch.save({"state_dict": state, "input_size": size, "stored_as": "float16"}, CLASSIFIER_PT)
+    torch.save({"state_dict": state, "input_size": size, "stored_as": "float16"},
+               CLASSIFIER_PT if path is None else path)
 
 
 def load_checkpoint(path: Path, torch) -> tuple[dict, int]:
@@ -336,19 +366,20 @@ def evaluate_bank(model, bank: Path, torch, size: int = INPUT_SIZE) -> dict:
     return {"bank": bank.name, "accuracy": round(acc, 4), "crops": total}
 
 
-def export_onnx(model, torch, size: int = INPUT_SIZE) -> Path:
+def export_onnx(model, torch, size: int = INPUT_SIZE, path: Path | None = None) -> Path:
     """Export with a fixed crop side, which the reader reads back (``index_crops.input_size``).
 
     The weights are stored at half precision (``vision.onnx_half``), so a
     classifier wider than 1.5x fits ``models/``' 15 MB budget.
     """
+    path = CLASSIFIER_ONNX if path is None else path
     model.eval()
     dummy = torch.zeros(1, 3, size, size)
-    torch.onnx.export(model, dummy, str(CLASSIFIER_ONNX), input_names=["crops"], output_names=["rank", "suit"],
+    torch.onnx.export(model, dummy, str(path), input_names=["crops"], output_names=["rank", "suit"],
                       dynamic_axes={"crops": {0: "n"}, "rank": {0: "n"}, "suit": {0: "n"}}, opset_version=17,
                       dynamo=False)
-    store_weights_half(CLASSIFIER_ONNX)  # half the bytes, the same arithmetic (vision.onnx_half)
-    return CLASSIFIER_ONNX
+    store_weights_half(path)  # half the bytes, the same arithmetic (vision.onnx_half)
+    return path
 
 
 def check_input_size(side: int) -> int:
@@ -429,7 +460,17 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--occlude", type=_share, default=OCCLUDE_SHARE,
                    help=f"share of crops with part of the index under another card's edge (default {OCCLUDE_SHARE}; "
                         "0 trains as before this option)")
+    t.add_argument("--resume", type=Path, default=None, metavar="WEIGHTS.pt",
+                   help="start from these weights instead of models/index_classifier.pt (a kept candidate)")
+    t.add_argument("--out", type=Path, default=None, metavar="DIR",
+                   help="write the weights, ONNX export and training-log line here instead of models/ "
+                        "(resumes DIR's own weights if it has them and --resume is not given)")
     a = p.parse_args(argv)
+    if a.what == "fit":
+        try:
+            resume_and_out(a.resume, a.out, a.fresh)
+        except ValueError as err:
+            p.error(str(err))
     if a.what in ("bank", "mine"):
         sources = [(Path(s.rsplit(":", 1)[0]), s.rsplit(":", 1)[1] if ":" in s else "train") for s in a.source]
         if a.what == "mine":
@@ -440,5 +481,6 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(json.dumps(train([path for path, _ in a.bank], Path(a.val) if a.val else None, a.minutes, a.batch,
                                a.lr, a.fresh, a.threads, a.seed, input_size=a.input_size,
-                               shares=[share for _, share in a.bank], width=a.width, occlude_share=a.occlude)))
+                               shares=[share for _, share in a.bank], width=a.width, occlude_share=a.occlude,
+                               resume=a.resume, out=a.out)))
     return 0
