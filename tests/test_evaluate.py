@@ -224,3 +224,16 @@ def test_eval_refuses_a_bad_tile_factor(capsys, tmp_path, text, message):
         main([str(tmp_path / "data.yaml"), "--tile-factor", text])
     assert exit_.value.code == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("flag, wanted", [([], None), (["--fine-tiles"], True), (["--no-fine-tiles"], False)])
+def test_eval_passes_the_fine_tiles_switch_to_the_reader(monkeypatch, tmp_path, flag, wanted):
+    """``--no-fine-tiles`` measures the reader without the fine pass (vision.reader.FINE_TILE_INDEX_PX)."""
+    import vision.evaluate as ev
+
+    seen = []
+    monkeypatch.setattr(ev, "evaluate", lambda *args: seen.append(args[-1]) or {
+        "images": 0, "precision": 0, "recall": 0, "f1": 0, "exact_photos": 0, "median_ms": None,
+        "by_visibility": None, "by_look": None, "by_deck": None, "per_class": {}, "errors": []})
+    ev.main([str(tmp_path / "data.yaml")] + flag)
+    assert seen == [wanted]

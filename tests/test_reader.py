@@ -191,6 +191,66 @@ def test_the_tiles_find_turned_and_dark_indices_the_whole_photo_pass_misses(read
     assert {"2D", "6H", "QD", "4C"} <= set(reading.codes), reading.to_json()
 
 
+def test_the_fine_tiles_find_far_away_dark_cards_the_3_by_3_tiles_miss():
+    # a 2048 px tuning scene (synth_hr_val, seed 7): a dark-faced J of spades and 4 of diamonds lie
+    # far from the camera, indices ~20 px tall in the photo, ~4 px at DETECT_SIZE
+    from vision.reader import reader_with
+
+    data = (PHOTOS / "synthetic_hr_vs7_0000109.jpg").read_bytes()
+    assert sorted(reader_with(fine_tiles=True).read(data).codes) == ["4D", "JS"]
+    assert reader_with(fine_tiles=False).read(data).codes == []
+
+
+def test_fine_tiles_per_side_follow_the_photo_size():
+    """The fine pass only for photos with room for more than 3 x 3 tiles DETECT_SIZE across (not 640 px ones)."""
+    from vision.reader import DETECT_SIZE, MAX_FORCED_TILE_FACTOR, MAX_TILE_FACTOR, TILE_OVERLAP, fine_tile_factor_for
+
+    assert fine_tile_factor_for(640) is None      # the real photos and 640 px scenes never take it
+    assert fine_tile_factor_for(1386) is None     # 4 tiles would be under DETECT_SIZE across
+    assert fine_tile_factor_for(1387) == 4
+    assert fine_tile_factor_for(2048) == 5        # every phone photo, decoded at 2048 px
+    assert fine_tile_factor_for(4032) == MAX_FORCED_TILE_FACTOR
+    for side in range(300, 5000, 37):
+        factor = fine_tile_factor_for(side)
+        if factor is not None:
+            assert MAX_TILE_FACTOR < factor <= MAX_FORCED_TILE_FACTOR
+            assert side / factor * (1 + TILE_OVERLAP) >= DETECT_SIZE
+
+
+def test_only_tiny_or_no_indices_take_the_fine_pass():
+    from vision.reader import DETECT_SIZE, FINE_TILE_INDEX_PX, wants_fine_tiles
+
+    to_photo = 2048 / DETECT_SIZE
+    tiny = (FINE_TILE_INDEX_PX - 2) * to_photo
+    small = (FINE_TILE_INDEX_PX + 2) * to_photo
+    assert wants_fine_tiles([], 2048)                                           # nothing read at all
+    assert wants_fine_tiles([_read_corner("JUNK", small)], 2048)                # only junk
+    assert wants_fine_tiles([_read_corner("7H", tiny), _read_corner("KS", tiny)], 2048)
+    assert not wants_fine_tiles([_read_corner("7H", small), _read_corner("KS", small)], 2048)
+    assert not wants_fine_tiles([_read_corner("7H", tiny), _read_corner("KS", small),
+                                 _read_corner("2C", small)], 2048)             # the median decides
+
+
+def test_fine_tile_corners_need_a_sure_reading_and_a_new_place(reader, monkeypatch):
+    """Corners of the fine pass that overlap a corner already read, or read unsurely, are dropped."""
+    import vision.reader as R
+    from vision.detector import Corner
+
+    image = np.full((2048, 2048, 3), 128, np.uint8)
+    old = _read_corner("7H", 40.0)
+    same = Corner(old.box, 0.9)
+    new_sure, new_unsure = Corner((500.0, 500.0, 524.0, 540.0), 0.9), Corner((900.0, 900.0, 924.0, 940.0), 0.9)
+    monkeypatch.setattr(R.CardReader, "_tiled", lambda self, img, factor: [same, new_sure, new_unsure])
+    monkeypatch.setattr(R, "refine_corners", lambda detector, img, corners: corners)
+    read_as = {new_sure.box: ("KS", R.FINE_TILE_MIN_PROB), new_unsure.box: ("QD", R.FINE_TILE_MIN_PROB - 0.01)}
+    classified = []
+    monkeypatch.setattr(R.CardReader, "classify", lambda self, img, corners: classified.append(corners) or [
+        R.ReadCorner(c.box, *read_as[c.box]) for c in corners])
+    kept = reader._fine_corners(image, 5, [old])
+    assert classified == [[new_sure, new_unsure]]       # the corner already read is not read again
+    assert [(c.code, c.box) for c in kept] == [("KS", new_sure.box)]
+
+
 def test_tiles_per_side_follow_the_photo_size():
     """Tiles never shrink under the detector's input side, and stay within 2 to MAX_TILE_FACTOR per side."""
     from vision.reader import DETECT_SIZE, MAX_TILE_FACTOR, TILE_OVERLAP, tile_factor_for

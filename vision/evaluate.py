@@ -144,11 +144,12 @@ def enlarged(img_path: Path) -> bytes:
 
 def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors: int = 0,
              refine: bool | None = None, views: bool | None = None, detector: Path | None = None,
-             classifier: Path | None = None, tile_factor: int | None = None, enlarge: bool = False) -> dict:
+             classifier: Path | None = None, tile_factor: int | None = None, enlarge: bool = False,
+             fine_tiles: bool | None = None) -> dict:
     """Card-level figures of the reader (or candidate weights) on one split; ``enlarge`` reads each photo as ``enlarged``."""
     from vision.reader import reader_with
 
-    reader = reader_with(refine, views, detector, classifier, tile_factor)
+    reader = reader_with(refine, views, detector, classifier, tile_factor, fine_tiles)
     images, names = dataset_images(data_yaml, split)
     if limit:
         images = images[:limit]
@@ -225,6 +226,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="score candidate classifier weights (ONNX) instead of models/index_classifier.onnx")
     p.add_argument("--tile-factor", type=_tile_factor, default=None,
                    help="tiles per side when indices are tiny (default: by photo size, vision.reader.tile_factor_for)")
+    p.add_argument("--fine-tiles", action=argparse.BooleanOptionalAction, default=None,
+                   help="the fine tiled pass for far-away cards on or off (default: on; vision.reader.FINE_TILE_INDEX_PX)")
     p.add_argument("--enlarge", action="store_true",
                    help=f"read each photo enlarged to a {PHONE_LONG_SIDE} px long side, as a phone takes it")
     a = p.parse_args(argv)
@@ -232,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
         if path is not None and not path.is_file():
             p.error(f"{flag} {path}: no such file")
     r = evaluate(Path(a.data), a.split, a.limit, a.errors, a.refine, a.views, a.detector, a.classifier,
-                 a.tile_factor, a.enlarge)
+                 a.tile_factor, a.enlarge, a.fine_tiles)
     if a.json:
         print(json.dumps(r, indent=1))
         return 0

@@ -2,7 +2,8 @@
 
 Two passes keep small cards readable without paying for a huge input every
 time: the whole photo at ``DETECT_SIZE``, then, when the indices found are
-tiny (or none were found), overlapping tiles at higher resolution.  Each
+tiny (or none were found), overlapping tiles at higher resolution, and
+finer tiles still for cards so far away that their indices stay tiny.  Each
 corner's box is tightened by a close second look (``vision.refine``), the
 corner is classified from the photo's higher-resolution pixels in a few
 slightly shifted views and a wider one, whose readings are averaged, and corners are merged
@@ -69,6 +70,28 @@ MIN_DETECT_SIZE = 224
 SECOND_LOOK_SIZE = 288
 SECOND_LOOK_INDEX_PX = 48  # median read-index height at DETECT_SIZE above which the second look runs
 TILE_OVERLAP = 0.2
+# The fine tiles.  A 2048 px photo (every phone photo is decoded to that,
+# vision/photo.py) gets at most 3 x 3 tiles, each 820 px shrunk to
+# DETECT_SIZE, so cards laid far from the camera keep indices of a few
+# pixels there and some are never proposed (dark-faced and tinted decks
+# mostly).  When the indices read after the 3 x 3 pass are still tiny
+# (median under FINE_TILE_INDEX_PX at DETECT_SIZE) or none was read, the
+# photo is detected again on as many tiles as keep each tile DETECT_SIZE
+# across (5 x 5 at 2048 px, ``fine_tile_factor_for``), and the corners found
+# only there are kept when read at FINE_TILE_MIN_PROB or more: new proposals
+# of a denser search are likelier false alarms than the first pass's.
+# Photos of 640 px (4 tiles a side would enlarge pixels) never take it.
+# Chosen on synth_hr_val (2026-12-04, cached corners): 0.9736 -> 0.9767
+# (7 more cards found, 1 more false) for a median-index gate anywhere from
+# 6 to 16 px and a bar of 0.6 (0.9761-0.9762 at 0.5-0.7; 6 x 6 tiles 0.9762;
+# a gate of 5 finds one card fewer).  The gate is the plateau's lowest, so
+# the fewest photos pay for 25 more detector tiles (~0.5 s): 20 of the 150
+# scenes at 6, 39 at 8; the 20-card bench photo (6.9 px at 12 MP) does not.
+# The other tuning views tie (the real photos' indices are far larger;
+# synth_val is 640 px).
+FINE_TILE_INDEX_PX = 6
+FINE_TILE_MIN_PROB = 0.6
+FINE_NEW_IOU = 0.3  # a fine-tile corner overlapping a read one this much is the same corner
 LOW_CONFIDENCE = 0.6      # cards under this are flagged for a person to check
 # The detector only proposes: a low threshold finds faint and small indices,
 # and the classifier's JUNK class turns down what is not an index.
@@ -135,11 +158,12 @@ class CardReader:
     def __init__(self, detector_path: Path = DETECTOR_PATH, classifier_path: Path = CLASSIFIER_PATH,
                  threads: int = 0, refine: bool = REFINE_BOXES,
                  views: tuple[tuple[float, float], ...] = VIEW_SHIFTS, tile_factor: int | None = None,
-                 wide_views: tuple[float, ...] = WIDE_VIEW_EXPANDS):
+                 wide_views: tuple[float, ...] = WIDE_VIEW_EXPANDS, fine_tiles: bool = True):
         if tile_factor is not None:
             check_tile_factor(tile_factor)
         self.detector = CornerDetector(detector_path, threads, conf=DETECT_CONF)
         self.refine = refine
+        self.fine_tiles = fine_tiles  # the fine pass for far-away cards (FINE_TILE_INDEX_PX)
         self.tile_factor = tile_factor  # None: tile_factor_for each photo
         self.wide_views = tuple(wide_views)
         self.views = tuple(views) or (() if self.wide_views else ((0.0, 0.0),))
@@ -165,6 +189,9 @@ class CardReader:
             extra = [c for c in self.find_corners(image, SECOND_LOOK_SIZE)
                      if all(box_iou(c.box, b) < 0.5 for b in seen)]
             read = read + self.classify(image, extra)
+        fine = fine_tile_factor_for(max(image.shape[:2]))
+        if fine and self.fine_tiles and wants_fine_tiles(read, max(image.shape[:2])):
+            read = read + self._fine_corners(image, fine, read)
         merged, warnings = merge_corners(read)
         cards = tuple(self._to_card(m, to_photo) for m in merged)
         warnings = list(warnings)
@@ -211,6 +238,17 @@ class CardReader:
                 out.append(Corner((b[0] + x0, b[1] + y0, b[2] + x0, b[3] + y0), c.score))
         return out
 
+    def _fine_corners(self, image: np.ndarray, factor: int, read: list[ReadCorner]) -> list[ReadCorner]:
+        """Corners that only the fine tiles find, read surely enough to keep (see FINE_TILE_INDEX_PX)."""
+        with self._lock:
+            seen = [r.box for r in read]
+            new = [c for c in nms_corners(self._tiled(image, factor))
+                   if all(box_iou(c.box, b) < FINE_NEW_IOU for b in seen)]
+            if not new:
+                return []
+            new = refine_corners(self.detector, image, new) if self.refine else new
+        return [r for r in self.classify(image, new) if r.prob >= FINE_TILE_MIN_PROB]
+
     @staticmethod
     def _wants_second_look(image: np.ndarray, read: list[ReadCorner]) -> bool:
         if max(image.shape[:2]) < SECOND_LOOK_SIZE * 1.25:
@@ -256,6 +294,18 @@ def wants_tiles(long_side: int, median_index_px: float, found_any: bool) -> bool
     return long_side > DETECT_SIZE * 1.5 and (not found_any or median_index_px < SMALL_INDEX_PX)
 
 
+def fine_tile_factor_for(long_side: int) -> int | None:
+    """Tiles per side for the fine pass, or None when the photo is too small for more than 3 x 3."""
+    fits = int(long_side * (1 + TILE_OVERLAP) // DETECT_SIZE)
+    return min(fits, MAX_FORCED_TILE_FACTOR) if fits > MAX_TILE_FACTOR else None
+
+
+def wants_fine_tiles(read: list[ReadCorner], long_side: int) -> bool:
+    """Whether the indices read so far are tiny at DETECT_SIZE (or none was read): see FINE_TILE_INDEX_PX."""
+    indices = [r for r in read if counts_as_read(r)]
+    return not indices or _median_height(indices, DETECT_SIZE / long_side) < FINE_TILE_INDEX_PX
+
+
 def check_tile_factor(factor: int) -> int:
     """A forced tile factor, or ValueError: under 2 is no tiling, over 6 is 36+ detector runs a photo."""
     if not MIN_TILE_FACTOR <= factor <= MAX_FORCED_TILE_FACTOR:
@@ -284,20 +334,23 @@ def _tile_starts(length: int, tile: int) -> list[int]:
 
 
 def reader_with(refine: bool | None = None, views: bool | None = None, detector: Path | None = None,
-                classifier: Path | None = None, tile_factor: int | None = None) -> CardReader:
+                classifier: Path | None = None, tile_factor: int | None = None,
+                fine_tiles: bool | None = None) -> CardReader:
     """The shared reader, or a new one with settings forced or candidate weights swapped in.
 
     ``None`` keeps the shipped setting or model; measuring commands use this
     to compare settings, and candidate weights before they replace the shipped ones.
     """
-    if refine is None and views is None and detector is None and classifier is None and tile_factor is None:
+    if (refine is None and views is None and detector is None and classifier is None and tile_factor is None
+            and fine_tiles is None):
         return get_reader()
     all_views = views in (None, True)  # the shifted and the wide views, or the plain crop alone
     return CardReader(detector or DETECTOR_PATH, classifier or CLASSIFIER_PATH,
                       refine=REFINE_BOXES if refine is None else refine,
                       views=VIEW_SHIFTS if all_views else ((0.0, 0.0),),
                       tile_factor=tile_factor,
-                      wide_views=WIDE_VIEW_EXPANDS if all_views else ())
+                      wide_views=WIDE_VIEW_EXPANDS if all_views else (),
+                      fine_tiles=True if fine_tiles is None else fine_tiles)
 
 
 _READER: CardReader | None = None
