@@ -240,7 +240,9 @@ def test_fine_tile_corners_need_a_sure_reading_and_a_new_place(reader, monkeypat
     old = _read_corner("7H", 40.0)
     same = Corner(old.box, 0.9)
     new_sure, new_unsure = Corner((500.0, 500.0, 524.0, 540.0), 0.9), Corner((900.0, 900.0, 924.0, 940.0), 0.9)
-    monkeypatch.setattr(R.CardReader, "_tiled", lambda self, img, factor: [same, new_sure, new_unsure])
+    asked_near = []
+    monkeypatch.setattr(R.CardReader, "_tiled", lambda self, img, factor, near=None: asked_near.append(near) or [
+        same, new_sure, new_unsure])
     monkeypatch.setattr(R, "refine_corners", lambda detector, img, corners: corners)
     read_as = {new_sure.box: ("KS", R.FINE_TILE_MIN_PROB), new_unsure.box: ("QD", R.FINE_TILE_MIN_PROB - 0.01)}
     classified = []
@@ -248,7 +250,31 @@ def test_fine_tile_corners_need_a_sure_reading_and_a_new_place(reader, monkeypat
         R.ReadCorner(c.box, *read_as[c.box]) for c in corners])
     kept = reader._fine_corners(image, 5, [old])
     assert classified == [[new_sure, new_unsure]]       # the corner already read is not read again
+    assert asked_near == [[old.box]]                     # only the tiles around what was proposed before
     assert [(c.code, c.box) for c in kept] == [("KS", new_sure.box)]
+
+
+def test_fine_tiles_are_detected_only_where_the_passes_before_proposed_something():
+    """``_tiled(near=...)`` runs the detector on the tiles holding one of those boxes' centres only."""
+    from vision.reader import CardReader, tile_windows
+
+    shapes = []
+    tiler = CardReader.__new__(CardReader)
+    tiler.detector = type("Recorder", (), {"detect_many": lambda self, crops, size: [
+        shapes.append(crop.shape[:2]) or [] for crop in crops]})()
+    image = np.zeros((2048, 2048, 3), np.uint8)
+    tile, origins = tile_windows(2048, 2048, 5)
+    assert len(origins) == 25
+    assert CardReader._tiled(tiler, image, 5, near=[]) == [] and shapes == []      # nothing proposed: no tile
+    CardReader._tiled(tiler, image, 5, near=[(10.0, 10.0, 30.0, 40.0)])             # a corner in the top-left
+    assert len(shapes) == 1
+    shapes.clear()
+    x = origins[1][0] + 5.0                                                        # in two tiles' overlap
+    CardReader._tiled(tiler, image, 5, near=[(x, 10.0, x + 4.0, 16.0)])
+    assert len(shapes) == 2
+    shapes.clear()
+    CardReader._tiled(tiler, image, 5)                                             # no filter: every tile
+    assert len(shapes) == 25
 
 
 def test_tiles_per_side_follow_the_photo_size():

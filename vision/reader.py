@@ -81,11 +81,17 @@ TILE_OVERLAP = 0.2
 # only there are kept when read at FINE_TILE_MIN_PROB or more: new proposals
 # of a denser search are likelier false alarms than the first pass's.
 # Photos of 640 px (4 tiles a side would enlarge pixels) never take it.
+# Only the fine tiles that hold some corner of the passes before (any
+# proposal, JUNK included) are detected: a far card's index that the coarse
+# tiles shrank to a few pixels still draws a faint proposal near it.  On the
+# 20 synth_hr_val scenes that take the pass, that skips 317 of 500 tiles and
+# none of the 19 corners the pass keeps (median read of those scenes
+# 670 -> 848 ms with the pass, 1169 ms detecting all 25 tiles).
 # Chosen on synth_hr_val (2026-12-04, cached corners): 0.9736 -> 0.9767
 # (7 more cards found, 1 more false) for a median-index gate anywhere from
 # 6 to 16 px and a bar of 0.6 (0.9761-0.9762 at 0.5-0.7; 6 x 6 tiles 0.9762;
 # a gate of 5 finds one card fewer).  The gate is the plateau's lowest, so
-# the fewest photos pay for 25 more detector tiles (~0.5 s): 20 of the 150
+# the fewest photos pay for the extra tiles: 20 of the 150
 # scenes at 6, 39 at 8; the 20-card bench photo (6.9 px at 12 MP) does not.
 # The other tuning views tie (the real photos' indices are far larger;
 # synth_val is 640 px).
@@ -227,9 +233,17 @@ class CardReader:
                 corners = nms_corners(corners + self._tiled(image, factor))
             return refine_corners(self.detector, image, corners) if self.refine else corners
 
-    def _tiled(self, image: np.ndarray, factor: int) -> list[Corner]:
-        """Detect on overlapping square tiles, each ``1/factor`` of the long side (plus overlap)."""
+    def _tiled(self, image: np.ndarray, factor: int,
+               near: list[tuple[float, float, float, float]] | None = None) -> list[Corner]:
+        """Detect on overlapping square tiles, each ``1/factor`` of the long side (plus overlap).
+
+        ``near``: only the tiles that hold the centre of one of these boxes.
+        """
         tile, origins = tile_windows(*image.shape[:2], factor)
+        if near is not None:
+            origins = [o for o in origins if any(_centre_in(b, o, tile) for b in near)]
+            if not origins:
+                return []
         found = self.detector.detect_many([image[y0:y0 + tile, x0:x0 + tile] for x0, y0 in origins], DETECT_SIZE)
         out: list[Corner] = []
         for (x0, y0), corners in zip(origins, found):
@@ -242,7 +256,7 @@ class CardReader:
         """Corners that only the fine tiles find, read surely enough to keep (see FINE_TILE_INDEX_PX)."""
         with self._lock:
             seen = [r.box for r in read]
-            new = [c for c in nms_corners(self._tiled(image, factor))
+            new = [c for c in nms_corners(self._tiled(image, factor, near=seen))
                    if all(box_iou(c.box, b) < FINE_NEW_IOU for b in seen)]
             if not new:
                 return []
@@ -276,6 +290,11 @@ class CardReader:
     @staticmethod
     def _to_card(m: MergedCard, k: float) -> DetectedCard:
         return DetectedCard(m.code, m.confidence, tuple(round(v * k, 1) for v in m.box))
+
+
+def _centre_in(box: tuple[float, float, float, float], origin: tuple[int, int], tile: int) -> bool:
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    return origin[0] <= cx < origin[0] + tile and origin[1] <= cy < origin[1] + tile
 
 
 def _median_height(corners: list[Corner] | list[ReadCorner], scale: float) -> float:
