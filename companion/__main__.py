@@ -4,6 +4,7 @@ so the scoring commands never load Flask)."""
 
 from __future__ import annotations
 
+import os
 import sys
 
 
@@ -18,7 +19,12 @@ def main(argv=None) -> int:
             return 2
         return serve_main(argv[1:])
     from .cli import main as cli_main
-    return cli_main(argv)
+    try:
+        return cli_main(argv)
+    except BrokenPipeError:  # `python -m companion ... | head`: stop quietly, as Unix tools do
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

@@ -241,3 +241,18 @@ def test_serve_without_the_web_app_says_so(monkeypatch, capsys):
 
 def test_bench_usage_error():
     assert run("bench", "-n", "0").returncode == 2
+
+
+@pytest.mark.parametrize("command", [["companion", "score", "--json", "2H", "3H", "4H"],
+                                     ["vision", "detect", "tests/fixtures/photos/synthetic_ts4242_0000026.jpg"]])
+def test_a_reader_that_goes_away_stops_the_command_quietly(command):
+    """``python -m companion ... | head`` must not end in a BrokenPipeError traceback."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before a byte is written: every write fails
+    try:
+        done = subprocess.run([sys.executable, "-m", *command], stdout=write_end, stderr=subprocess.PIPE,
+                              text=True, timeout=120, cwd=Path(__file__).resolve().parents[1])
+    finally:
+        os.close(write_end)
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr

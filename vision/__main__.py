@@ -6,6 +6,7 @@ Each command is imported lazily so ``detect`` never pulls in training code
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 # command -> (module, function, one-line help)
@@ -32,7 +33,21 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     module_name, func_name, _ = COMMANDS[argv[0]]
     func = getattr(importlib.import_module(module_name), func_name)
-    return int(func(argv[1:]) or 0)
+    try:
+        return int(func(argv[1:]) or 0)
+    except BrokenPipeError:
+        return quiet_broken_pipe()
+
+
+def quiet_broken_pipe() -> int:
+    """The program reading our output went away (``... | head``): stop quietly, as Unix tools do.
+
+    Python would print a traceback, and another when it flushes stdout at exit;
+    pointing stdout at /dev/null stops the second (the Python docs' recipe).
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 1
 
 
 if __name__ == "__main__":
