@@ -126,6 +126,7 @@ def test_evaluate_scores_the_fixtures_and_counts_a_wrong_label(dataset):
     assert r["per_class"]["5C"]["precision"] < 1.0
     assert r["errors"] == [f"synthetic_ts4242_0000026.jpg: missed ['{absent}'] extra ['5C']"]
     assert r["by_visibility"] is None  # the fixtures came without a visibility.jsonl
+    assert r["fp_hidden"] is None
     assert r["by_look"] is None and r["by_deck"] is None
 
 
@@ -142,13 +143,16 @@ def test_recall_is_broken_down_by_how_well_each_card_shows(dataset):
             indices = [dict(_ix(code, codes.index(code), share if code in ("5C", "KS") else 1.0),
                             deck="knoll", look="dark" if code in ("5C", "KS") else "plain")
                        for code in codes if code != "CARD"]  # one card per code: these photos hold one WILD
-            rows.append(json.dumps({"image": label.stem, "indices": indices}) + "\n")
+            # a 5C lies in 0000026 twice over: labelled, and (as the generator may record) mostly covered
+            hidden = [{"card": "5C", "card_index": 99, "fraction": 0.4}] if label.stem == "synthetic_ts4242_0000026" else []
+            rows.append(json.dumps({"image": label.stem, "indices": indices, "hidden": hidden}) + "\n")
         (dataset / VISIBILITY_FILE).write_text("".join(rows))
 
     write_visibility()
     r = evaluate(dataset / "data.yaml", "train")
     full, mostly, hidden = r["by_visibility"]
     assert (hidden["cards"], hidden["missed"], mostly["cards"]) == (1, 0, 0)
+    assert (r["fp"], r["fp_hidden"]) == (0, 0)
     assert full["cards"] + hidden["cards"] == r["tp"] and full["missed"] == 0
     # the 5C, partly hidden, now labelled as a card that is not in the photo: its miss lands in its band
     label = dataset / "labels" / "synthetic_ts4242_0000026.txt"
@@ -160,6 +164,8 @@ def test_recall_is_broken_down_by_how_well_each_card_shows(dataset):
     r = evaluate(dataset / "data.yaml", "train")
     full, mostly, hidden = r["by_visibility"]
     assert (hidden["cards"], hidden["missed"], hidden["recall"], full["missed"]) == (1, 1, 0.0, 0)
+    # the 5C read is now an extra card, and one that lies in the scene mostly covered
+    assert (r["fp"], r["fp_hidden"]) == (1, 1)
     # the same miss by colour look: the one dark card; every card is of the one deck
     assert [(x["name"], x["missed"]) for x in r["by_look"]] == [("plain", 0), ("dark", 1)]
     assert r["by_deck"] == [{"name": "knoll", "cards": full["cards"] + 1, "missed": 1,

@@ -75,6 +75,26 @@ def box_iou(a: tuple[float, float, float, float], b: tuple[float, float, float, 
 VISIBILITY_FILE = "visibility.jsonl"  # written by `python -m vision synth` beside data.yaml
 
 
+def read_hidden(root: Path) -> dict[str, list]:
+    """``root/visibility.jsonl``'s hidden cards, image name -> [{card, card_index, fraction}].
+
+    The cards in a synthetic scene that no label names because no index of
+    theirs passes the labelling rule (``vision.synth.scene.MIN_VISIBLE_FRACTION``),
+    though part of one is in sight.  Only images written since the generator
+    recorded them have an entry.
+    """
+    path = Path(root) / VISIBILITY_FILE
+    if not path.exists():
+        return {}
+    rows = {}
+    for line in path.read_text().splitlines():
+        if line.strip():
+            d = json.loads(line)
+            if "hidden" in d:
+                rows[d["image"]] = d["hidden"]
+    return rows
+
+
 def read_visibility(root: Path) -> dict[str, list]:
     """``root/visibility.jsonl`` as image name -> labelled indices ({} when the dataset has none)."""
     path = Path(root) / VISIBILITY_FILE

@@ -437,7 +437,8 @@ class SceneGenerator:
         labels = self._labels(infos, owner)
         if effects:
             img = self._photo_effects(rng, img)
-        info = {"n_cards": sum(1 for c in cards if c.labelled), "elev": elev, "indices": self.last_indices}
+        info = {"n_cards": sum(1 for c in cards if c.labelled), "elev": elev, "indices": self.last_indices,
+                "hidden": self.last_hidden}
         return img, labels, info
 
     # ------------------------------------------------------------ drawing
@@ -552,20 +553,27 @@ class SceneGenerator:
         S = owner.shape[0]
         out = []
         self.last_indices = []  # every labelled index of the last scene, with the share of it in sight
+        # the cards of the last scene that are in it but unlabelled: no index passes the labelling rule,
+        # yet some share of one is in sight (a reader that names one has read a real card, not a ghost)
+        self.last_hidden = []
         for idx, (c, H, quad) in enumerate(infos):
             if not c.labelled:
                 continue
             cls = CODE_TO_CLASS[c.face.code]
             any_corner = False
+            best_hidden = 0.0
             for poly in c.face.label_polys:
                 box, fraction = index_visible_part(poly, H, owner, idx)
                 if box is None:
+                    best_hidden = max(best_hidden, fraction)
                     continue
                 any_corner = True
                 out.append((cls, *box))
                 self.last_indices.append({"card": c.face.code, "card_index": idx, "fraction": round(fraction, 4),
                                           "box": [round(float(v), 1) for v in box],
                                           "deck": deck_name(c.face), "look": color_look(c.color_tf)})
+            if not any_corner and best_hidden > 0:
+                self.last_hidden.append({"card": c.face.code, "card_index": idx, "fraction": round(best_hidden, 4)})
             if any_corner:
                 x0, y0 = np.clip(quad.min(0), 0, S)
                 x1, y1 = np.clip(quad.max(0), 0, S)
