@@ -75,6 +75,14 @@ def box_iou(a: tuple[float, float, float, float], b: tuple[float, float, float, 
 VISIBILITY_FILE = "visibility.jsonl"  # written by `python -m vision synth` beside data.yaml
 
 
+def _visibility_rows(root: Path) -> list[dict]:
+    """The lines of ``root/visibility.jsonl``, parsed ([] when the dataset has none)."""
+    path = Path(root) / VISIBILITY_FILE
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
 def read_hidden(root: Path) -> dict[str, list]:
     """``root/visibility.jsonl``'s hidden cards, image name -> [{card, card_index, fraction}].
 
@@ -83,26 +91,9 @@ def read_hidden(root: Path) -> dict[str, list]:
     though part of one is in sight.  Only images written since the generator
     recorded them have an entry.
     """
-    path = Path(root) / VISIBILITY_FILE
-    if not path.exists():
-        return {}
-    rows = {}
-    for line in path.read_text().splitlines():
-        if line.strip():
-            d = json.loads(line)
-            if "hidden" in d:
-                rows[d["image"]] = d["hidden"]
-    return rows
+    return {d["image"]: d["hidden"] for d in _visibility_rows(root) if "hidden" in d}
 
 
 def read_visibility(root: Path) -> dict[str, list]:
     """``root/visibility.jsonl`` as image name -> labelled indices ({} when the dataset has none)."""
-    path = Path(root) / VISIBILITY_FILE
-    if not path.exists():
-        return {}
-    rows = {}
-    for line in path.read_text().splitlines():
-        if line.strip():
-            d = json.loads(line)
-            rows[d["image"]] = d["indices"]
-    return rows
+    return {d["image"]: d["indices"] for d in _visibility_rows(root)}
