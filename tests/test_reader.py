@@ -277,6 +277,30 @@ def test_fine_tiles_are_detected_only_where_the_passes_before_proposed_something
     assert len(shapes) == 25
 
 
+def test_only_the_tiles_near_a_whole_photo_proposal_are_detected():
+    """One faint proposal in a corner of the photo: the tiles holding it are detected, not the empty table."""
+    import threading
+
+    from vision.detector import Corner
+    from vision.reader import CardReader
+
+    tiles = []
+    tiler = CardReader.__new__(CardReader)
+    tiler._lock, tiler.refine, tiler.tile_factor = threading.Lock(), False, None
+    whole = []  # what the whole-photo pass proposes
+    tiler.detector = type("Fake", (), {
+        "detect": lambda self, image, size: list(whole),
+        "detect_many": lambda self, crops, size: [tiles.append(crop.shape) or [] for crop in crops]})()
+    photo = np.zeros((2048, 2048, 3), np.uint8)
+    whole.append(Corner((40.0, 40.0, 60.0, 70.0), 0.06))   # a 6 px index at DETECT_SIZE: small, so tiled
+    tiler.find_corners(photo)
+    assert len(tiles) == 1                                 # of 3 x 3
+    tiles.clear()
+    whole.clear()                                          # nothing proposed: every tile is looked at
+    tiler.find_corners(photo)
+    assert len(tiles) == 9
+
+
 def test_tiles_per_side_follow_the_photo_size():
     """Tiles never shrink under the detector's input side, and stay within 2 to MAX_TILE_FACTOR per side."""
     from vision.reader import DETECT_SIZE, MAX_TILE_FACTOR, TILE_OVERLAP, tile_factor_for
@@ -300,7 +324,7 @@ def test_reader_with_a_tile_factor_forces_it(reader, monkeypatch):
     forced = reader_with(tile_factor=4)
     assert forced is not get_reader() and forced.tile_factor == 4
     factors = []
-    monkeypatch.setattr(R.CardReader, "_tiled", lambda self, image, factor: factors.append(factor) or [])
+    monkeypatch.setattr(R.CardReader, "_tiled", lambda self, image, factor, near=None: factors.append(factor) or [])
     photo = np.full((2048, 1536, 3), 128, np.uint8)  # blank: nothing found, so it tiles
     forced.find_corners(photo)
     get_reader().find_corners(photo)
