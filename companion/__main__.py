@@ -21,10 +21,20 @@ def main(argv=None) -> int:
     from .cli import main as cli_main
     try:
         return cli_main(argv)
-    except BrokenPipeError:  # `python -m companion ... | head`: stop quietly, as Unix tools do
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 1
+    except BrokenPipeError:
+        return quiet_broken_pipe()
+
+
+def quiet_broken_pipe() -> int:
+    """The program reading our output went away (``... | head``): stop quietly, as Unix tools do.
+
+    Python would print a traceback, and another when it flushes stdout at exit;
+    pointing stdout at /dev/null stops the second (the Python docs' recipe).
+    ``python -m vision`` uses it too.
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 1
 
 
 if __name__ == "__main__":

@@ -6,7 +6,6 @@ Each command is imported lazily so ``detect`` never pulls in training code
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 
 # command -> (module, function, one-line help)
@@ -36,18 +35,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(func(argv[1:]) or 0)
     except BrokenPipeError:
+        from companion.__main__ import quiet_broken_pipe  # stdlib only: the engine's entry point has the recipe
+
         return quiet_broken_pipe()
-
-
-def quiet_broken_pipe() -> int:
-    """The program reading our output went away (``... | head``): stop quietly, as Unix tools do.
-
-    Python would print a traceback, and another when it flushes stdout at exit;
-    pointing stdout at /dev/null stops the second (the Python docs' recipe).
-    """
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    return 1
 
 
 if __name__ == "__main__":

@@ -170,10 +170,11 @@ def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors:
         reading = reader.read(data)
         times.append(time.perf_counter() - t0)
         got = Counter(reading.codes)
+        extra = got - truth
         tp.update(got & truth)
-        fp.update(got - truth)
+        fp.update(extra)
         if img_path.stem in hidden:
-            fp_hidden += sum(((got - truth) & Counter(h["card"] for h in hidden[img_path.stem])).values())
+            fp_hidden += sum((extra & Counter(h["card"] for h in hidden[img_path.stem])).values())
         fn.update(truth - got)
         if img_path.stem in visibility:
             for f, (every, missed) in missed_breakdown(visibility[img_path.stem], truth - got).items():

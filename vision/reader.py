@@ -204,8 +204,9 @@ class CardReader:
             extra = [c for c in self.find_corners(image, SECOND_LOOK_SIZE)
                      if all(box_iou(c.box, b) < 0.5 for b in seen)]
             read = read + self.classify(image, extra)
-        fine = fine_tile_factor_for(max(image.shape[:2]))
-        if fine and self.fine_tiles and wants_fine_tiles(read, max(image.shape[:2])):
+        long_side = max(image.shape[:2])
+        fine = fine_tile_factor_for(long_side) if self.fine_tiles else None
+        if fine and wants_fine_tiles(read, long_side):
             read = read + self._fine_corners(image, fine, read)
         merged, warnings = merge_corners(read)
         cards = tuple(self._to_card(m, to_photo) for m in merged)
@@ -277,10 +278,8 @@ class CardReader:
     def _wants_second_look(image: np.ndarray, read: list[ReadCorner]) -> bool:
         if max(image.shape[:2]) < SECOND_LOOK_SIZE * 1.25:
             return False
-        indices = [r for r in read if counts_as_read(r)]
-        if not indices:
-            return True
-        return _median_height(indices, DETECT_SIZE / max(image.shape[:2])) > SECOND_LOOK_INDEX_PX
+        median = _median_read_height(read, max(image.shape[:2]))
+        return median is None or median > SECOND_LOOK_INDEX_PX
 
     def classify(self, image: np.ndarray, corners: list[Corner]) -> list[ReadCorner]:
         if not corners:
@@ -307,6 +306,12 @@ def _centre_in(box: tuple[float, float, float, float], origin: tuple[int, int], 
     return origin[0] <= cx < origin[0] + tile and origin[1] <= cy < origin[1] + tile
 
 
+def _median_read_height(read: list[ReadCorner], long_side: int) -> float | None:
+    """Median height at DETECT_SIZE of the corners read as indices, None when none was."""
+    indices = [r for r in read if counts_as_read(r)]
+    return _median_height(indices, DETECT_SIZE / long_side) if indices else None
+
+
 def _median_height(corners: list[Corner] | list[ReadCorner], scale: float) -> float:
     heights = sorted((c.box[3] - c.box[1]) * scale for c in corners)
     return heights[len(heights) // 2] if heights else 0.0
@@ -325,14 +330,14 @@ def wants_tiles(long_side: int, median_index_px: float, found_any: bool) -> bool
 
 def fine_tile_factor_for(long_side: int) -> int | None:
     """Tiles per side for the fine pass, or None when the photo is too small for more than 3 x 3."""
-    fits = int(long_side * (1 + TILE_OVERLAP) // DETECT_SIZE)
+    fits = _tiles_that_fit(long_side)
     return min(fits, MAX_FORCED_TILE_FACTOR) if fits > MAX_TILE_FACTOR else None
 
 
 def wants_fine_tiles(read: list[ReadCorner], long_side: int) -> bool:
     """Whether the indices read so far are tiny at DETECT_SIZE (or none was read): see FINE_TILE_INDEX_PX."""
-    indices = [r for r in read if counts_as_read(r)]
-    return not indices or _median_height(indices, DETECT_SIZE / long_side) < FINE_TILE_INDEX_PX
+    median = _median_read_height(read, long_side)
+    return median is None or median < FINE_TILE_INDEX_PX
 
 
 def check_tile_factor(factor: int) -> int:
@@ -342,10 +347,14 @@ def check_tile_factor(factor: int) -> int:
     return factor
 
 
+def _tiles_that_fit(long_side: int) -> int:
+    """The most tiles per side (with their overlap) that keep each tile DETECT_SIZE across."""
+    return int(long_side * (1 + TILE_OVERLAP) // DETECT_SIZE)
+
+
 def tile_factor_for(long_side: int) -> int:
     """Tiles per side for a photo: the most that keep a tile DETECT_SIZE across, within the bounds."""
-    fits = int(long_side * (1 + TILE_OVERLAP) // DETECT_SIZE)
-    return max(MIN_TILE_FACTOR, min(MAX_TILE_FACTOR, fits))
+    return max(MIN_TILE_FACTOR, min(MAX_TILE_FACTOR, _tiles_that_fit(long_side)))
 
 
 def tile_windows(h: int, w: int, factor: int) -> tuple[int, list[tuple[int, int]]]:

@@ -75,7 +75,7 @@ def box_iou(a: tuple[float, float, float, float], b: tuple[float, float, float, 
 VISIBILITY_FILE = "visibility.jsonl"  # written by `python -m vision synth` beside data.yaml
 
 
-def _visibility_rows(root: Path) -> list[dict]:
+def visibility_rows(root: Path) -> list[dict]:
     """The lines of ``root/visibility.jsonl``, parsed ([] when the dataset has none)."""
     path = Path(root) / VISIBILITY_FILE
     if not path.exists():
@@ -91,9 +91,9 @@ def read_hidden(root: Path) -> dict[str, list]:
     though part of one is in sight.  Only images written since the generator
     recorded them have an entry.
     """
-    return {d["image"]: d["hidden"] for d in _visibility_rows(root) if "hidden" in d}
+    return {d["image"]: d["hidden"] for d in visibility_rows(root) if "hidden" in d}
 
 
 def read_visibility(root: Path) -> dict[str, list]:
     """``root/visibility.jsonl`` as image name -> labelled indices ({} when the dataset has none)."""
-    return {d["image"]: d["indices"] for d in _visibility_rows(root)}
+    return {d["image"]: d["indices"] for d in visibility_rows(root)}

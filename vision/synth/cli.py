@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from vision.classes import LABEL_NAMES
-from vision.yolo_data import VISIBILITY_FILE, read_hidden, read_visibility
+from vision.yolo_data import VISIBILITY_FILE, visibility_rows
 
 _GEN = None
 
@@ -57,21 +57,17 @@ def _work(args):
     return name, (info["indices"], info.get("hidden", []))
 
 
-def write_visibility(out: Path, rows: dict[str, list | tuple[list, list]]) -> None:
+def write_visibility(out: Path, rows: dict[str, tuple[list, list]]) -> None:
     """Merge ``rows`` into ``out/visibility.jsonl``, one line per image, sorted.
 
-    ``rows``: image name -> its labelled indices, or (labelled indices, hidden
-    cards: those in the scene whose every index fails the labelling rule, yet
-    shows in part).  Lines already there for other images are kept, so
-    ``--start`` extends a dataset's file the way it extends its images.
+    ``rows``: image name -> (its labelled indices, its hidden cards: those in
+    the scene whose every index fails the labelling rule, yet shows in part).
+    Lines already there for other images are kept as they are, so ``--start``
+    extends a dataset's file the way it extends its images.
     """
-    path = out / VISIBILITY_FILE
-    hidden = read_hidden(out)
-    merged = {k: (v, hidden.get(k)) for k, v in read_visibility(out).items()}
-    merged.update({k: v if isinstance(v, tuple) else (v, None) for k, v in rows.items()})
-    path.write_text("".join(json.dumps({"image": k, "indices": merged[k][0],
-                                        **({"hidden": merged[k][1]} if merged[k][1] is not None else {})}) + "\n"
-                            for k in sorted(merged)))
+    merged = {d["image"]: d for d in visibility_rows(out)}
+    merged.update({k: {"image": k, "indices": indices, "hidden": hidden} for k, (indices, hidden) in rows.items()})
+    (out / VISIBILITY_FILE).write_text("".join(json.dumps(merged[k]) + "\n" for k in sorted(merged)))
 
 
 
