@@ -205,10 +205,71 @@ def test_enlarged_photos_are_scored_against_the_labels_of_the_stored_ones(datase
 
     seen = []
     real_enlarged = ev.enlarged
-    monkeypatch.setattr(ev, "enlarged", lambda path: seen.append(path.name) or real_enlarged(path))
+    monkeypatch.setattr(ev, "enlarged", lambda path, turn=0: seen.append(path.name) or real_enlarged(path, turn))
     r = ev.evaluate(dataset / "data.yaml", "train", enlarge=True)
     assert sorted(seen) == sorted(p.name for p in (dataset / "images").iterdir())
     assert (r["images"], r["fp"], r["fn"], r["f1"]) == (4, 0, 0, 1.0)
+
+
+@pytest.mark.parametrize("turn, shape", [(0, (300, 200)), (90, (200, 300)), (180, (300, 200)), (270, (200, 300))])
+def test_a_photo_is_turned_clockwise_as_from_another_side_of_the_table(tmp_path, turn, shape):
+    import cv2
+    import numpy as np
+
+    from vision.evaluate import photo_bytes
+
+    img = np.zeros((300, 200, 3), np.uint8)
+    img[:10, :10] = 255  # a white top-left corner shows where the turn took it
+    photo = tmp_path / "small.png"
+    cv2.imwrite(str(photo), img)
+    out = cv2.imdecode(np.frombuffer(photo_bytes(photo, turn=turn), np.uint8), cv2.IMREAD_COLOR)
+    assert out.shape[:2] == shape
+    h, w = shape
+    corner = {0: (0, 0), 90: (0, w - 1), 180: (h - 1, w - 1), 270: (h - 1, 0)}[turn]  # clockwise
+    assert out[corner].tolist() == [255, 255, 255]
+    assert (out > 0).sum() == 10 * 10 * 3  # lossless: the turn is the only change
+    assert photo_bytes(photo) == photo.read_bytes()  # no turn, no enlarging: the stored bytes as they are
+
+
+def test_a_turned_and_enlarged_photo_is_turned_first(tmp_path):
+    import cv2
+    import numpy as np
+
+    from vision.evaluate import PHONE_LONG_SIDE, photo_bytes
+
+    photo = tmp_path / "small.png"
+    cv2.imwrite(str(photo), np.full((300, 200, 3), 90, np.uint8))
+    big = cv2.imdecode(np.frombuffer(photo_bytes(photo, enlarge=True, turn=90), np.uint8), cv2.IMREAD_COLOR)
+    assert big.shape == (round(PHONE_LONG_SIDE * 2 / 3), PHONE_LONG_SIDE, 3)  # portrait turned to landscape
+
+
+@pytest.mark.skipif(not HAVE_MODELS, reason="shipped models missing")
+@pytest.mark.parametrize("turn", [90, 180])
+def test_turned_photos_are_scored_against_the_labels_of_the_upright_ones(dataset, turn):
+    """``--turn``: the photo as taken from another side of the table; the labels name cards, not places.
+
+    The four synthetic fixtures read exactly at every quarter turn (measured 2026-12-04)."""
+    expected = json.loads((FIXTURES / "photos" / "expected.json").read_text())
+    n_cards = sum(len(expected[p.name]["cards"]) for p in (dataset / "images").iterdir())
+    r = evaluate(dataset / "data.yaml", "train", turn=turn)
+    assert (r["images"], r["tp"], r["fp"], r["fn"], r["exact_photos"]) == (4, n_cards, 0, 0, 1.0)
+
+
+@pytest.mark.parametrize("text", ["45", "-90", "half"])
+def test_eval_refuses_a_turn_that_is_not_a_quarter(capsys, tmp_path, text):
+    from vision.evaluate import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main([str(tmp_path / "data.yaml"), "--turn", text])
+    assert exit_.value.code == 2
+    assert "--turn" in capsys.readouterr().err
+
+
+def test_evaluate_refuses_a_turn_that_is_not_a_quarter_before_loading_anything(tmp_path):
+    from vision.evaluate import evaluate as evaluate_
+
+    with pytest.raises(ValueError, match="turn 45: a photo turns by 0, 90, 180 or 270 degrees"):
+        evaluate_(tmp_path / "missing.yaml", "train", turn=45)
 
 
 def test_eval_names_a_missing_candidate_file(capsys, tmp_path):
@@ -238,8 +299,20 @@ def test_eval_passes_the_fine_tiles_switch_to_the_reader(monkeypatch, tmp_path, 
     import vision.evaluate as ev
 
     seen = []
-    monkeypatch.setattr(ev, "evaluate", lambda *args: seen.append(args[-1]) or {
-        "images": 0, "precision": 0, "recall": 0, "f1": 0, "exact_photos": 0, "median_ms": None,
-        "by_visibility": None, "by_look": None, "by_deck": None, "per_class": {}, "errors": []})
+    monkeypatch.setattr(ev, "evaluate", lambda *args, **kw: seen.append(kw["fine_tiles"]) or _NO_PHOTOS)
+    ev.main([str(tmp_path / "data.yaml")] + flag)
+    assert seen == [wanted]
+
+
+_NO_PHOTOS = {"images": 0, "precision": 0, "recall": 0, "f1": 0, "exact_photos": 0, "median_ms": None,
+              "by_visibility": None, "by_look": None, "by_deck": None, "per_class": {}, "errors": []}
+
+
+@pytest.mark.parametrize("flag, wanted", [([], 0), (["--turn", "180"], 180), (["--turn", "270"], 270)])
+def test_eval_passes_the_turn_to_the_reading(monkeypatch, tmp_path, flag, wanted):
+    import vision.evaluate as ev
+
+    seen = []
+    monkeypatch.setattr(ev, "evaluate", lambda *args, **kw: seen.append(kw["turn"]) or _NO_PHOTOS)
     ev.main([str(tmp_path / "data.yaml")] + flag)
     assert seen == [wanted]

@@ -276,3 +276,37 @@ def test_an_unread_box_between_two_ends_does_not_part_them():
     art = ReadCorner((0, 55, 14, 75), "JUNK", 0.9, 0.5)
     cards, _ = merge_corners([corner("WILD", 0, 0), art, corner("WILD", 0, 120)])
     assert [c.code for c in cards] == ["WILD"]
+
+
+def test_two_boxes_on_one_index_read_as_two_codes_are_one_card():
+    """The reader's case on a real validation photo turned 90 degrees: a tight box on a 5H's index
+    read 5H, a loose box around the same index read 6H; the 6H was a second, false card."""
+    tight = ReadCorner((109, 357, 233, 426), "5H", 0.729, 0.656, (("5H", 0.729), ("6H", 0.163), ("5S", 0.019)))
+    loose = ReadCorner((108, 324, 230, 425), "6H", 0.614, 0.181, (("6H", 0.614), ("5H", 0.168), ("6S", 0.09)))
+    far_end = ReadCorner((370, 239, 471, 338), "5H", 0.294, 0.367, (("5H", 0.294), ("6H", 0.211), ("5S", 0.202)))
+    cards, warnings = merge_corners([tight, far_end, loose])
+    assert [c.code for c in cards] == ["5H"] and warnings == []
+    # the surer reading wins whichever comes first, by the detector's score as well as the classifier's
+    assert [c.code for c in merge_corners([loose, tight])[0]] == ["5H"]
+
+
+def test_overlapping_indices_of_a_tight_cascade_stay_two_cards():
+    # one card's index peeks out from under the next: the boxes touch, but overlap less than SAME_INDEX_IOU
+    from vision.merge import SAME_INDEX_IOU
+    from vision.yolo_data import box_iou
+
+    under = ReadCorner((0, 0, 14, 20), "7H", 0.9, 0.9)
+    over = ReadCorner((8, 0, 22, 20), "8H", 0.95, 0.9)
+    assert 0 < box_iou(under.box, over.box) < SAME_INDEX_IOU
+    assert sorted(c.code for c in merge_corners([under, over])[0]) == ["7H", "8H"]
+
+
+def test_one_reading_per_index_keeps_order_and_same_code_repeats():
+    from vision.merge import one_reading_per_index
+
+    a = ReadCorner((0, 0, 14, 20), "7H", 0.6, 0.9)
+    b = ReadCorner((1, 1, 15, 21), "7D", 0.9, 0.9)  # on a's index, surer: a goes
+    c = ReadCorner((100, 0, 114, 20), "9S", 0.8, 0.9)
+    d = ReadCorner((101, 0, 115, 20), "9S", 0.7, 0.9)  # same code on c's index: left to _one_per_index
+    assert one_reading_per_index([a, b, c, d]) == [b, c, d]
+    assert one_reading_per_index([]) == []

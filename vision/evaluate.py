@@ -17,6 +17,9 @@ those too.
 
 ``--enlarge`` reads each photo enlarged to a phone's 4000 px long side
 (``enlarged``): the labelled real photos are 640 px, users' photos are not.
+``--turn 180`` (or 90, 270) reads each photo turned (``turned``), as it is
+taken from another side of the table: the labelled real photos were mostly
+taken from one side, users sit all round.
 """
 from __future__ import annotations
 
@@ -124,10 +127,36 @@ def by_visibility(every: list[float], missed: list[float]) -> list[dict]:
 
 
 PHONE_LONG_SIDE = 4000  # a phone's 12 MP photo is 4000 x 3000
+# Quarter turns clockwise that ``--turn`` takes, by degrees (cv2 rotate codes).
+TURNS = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
 
 
-def enlarged(img_path: Path) -> bytes:
-    """The photo enlarged to a phone's long side, as a JPEG: labelled photos are small, users' are not.
+def photo_bytes(img_path: Path, enlarge: bool = False, turn: int = 0) -> bytes:
+    """What the reader is given for one labelled photo: its own bytes, or a turned and/or enlarged copy.
+
+    A copy that is only turned is stored as PNG, so the turn is the one change
+    against the photo as labelled (no second JPEG loss).
+    """
+    if enlarge:
+        return enlarged(img_path, turn)
+    if turn:
+        return cv2.imencode(".png", turned(cv2.imread(str(img_path)), turn))[1].tobytes()
+    return img_path.read_bytes()
+
+
+def turned(img, turn: int):
+    """``img`` turned ``turn`` degrees clockwise (0, 90, 180 or 270): a photo taken from another side of the table."""
+    return cv2.rotate(img, TURNS[check_turn(turn)]) if turn else img
+
+
+def check_turn(turn: int) -> int:
+    if turn not in (0, *TURNS):
+        raise ValueError(f"turn {turn!r}: a photo turns by 0, 90, 180 or 270 degrees")
+    return turn
+
+
+def enlarged(img_path: Path, turn: int = 0) -> bytes:
+    """The photo (``turned`` first, if asked) enlarged to a phone's long side, as a JPEG: labelled photos are small, users' are not.
 
     The real photos are 640 px; the reader tiles and refines a 4000 px photo
     differently, and a setting safe on the small photos once added false cards
@@ -136,7 +165,7 @@ def enlarged(img_path: Path) -> bytes:
     benchmark photo costs the same, this keeps the aspect ratio: square photos
     are not stretched, so their indices keep their shape.
     """
-    img = cv2.imread(str(img_path))
+    img = turned(cv2.imread(str(img_path)), turn)
     k = PHONE_LONG_SIDE / max(img.shape[:2])
     big = cv2.resize(img, None, fx=k, fy=k, interpolation=cv2.INTER_CUBIC)
     return cv2.imencode(".jpg", big, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
@@ -145,8 +174,14 @@ def enlarged(img_path: Path) -> bytes:
 def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors: int = 0,
              refine: bool | None = None, views: bool | None = None, detector: Path | None = None,
              classifier: Path | None = None, tile_factor: int | None = None, enlarge: bool = False,
-             fine_tiles: bool | None = None) -> dict:
-    """Card-level figures of the reader (or candidate weights) on one split; ``enlarge`` reads each photo as ``enlarged``."""
+             fine_tiles: bool | None = None, turn: int = 0) -> dict:
+    """Card-level figures of the reader (or candidate weights) on one split.
+
+    ``enlarge`` reads each photo as ``enlarged``, ``turn`` turned by that many
+    degrees clockwise (``turned``); the labels are of cards, not places, so
+    they hold for a turned photo as they are.
+    """
+    check_turn(turn)  # a wrong turn fails here, before the reader loads
     from vision.reader import reader_with
 
     reader = reader_with(refine, views, detector, classifier, tile_factor, fine_tiles)
@@ -162,7 +197,7 @@ def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors:
     times = []
     errors = []
     for img_path in images:
-        data = enlarged(img_path) if enlarge else img_path.read_bytes()
+        data = photo_bytes(img_path, enlarge, turn)
         with Image.open(img_path) as header:  # the size is in the header: no second decode
             w, h = header.size
         truth = truth_for(label_path(img_path), names, w, h)
@@ -236,12 +271,14 @@ def main(argv: list[str] | None = None) -> int:
                    help="the fine tiled pass for far-away cards on or off (default: on; vision.reader.FINE_TILE_INDEX_PX)")
     p.add_argument("--enlarge", action="store_true",
                    help=f"read each photo enlarged to a {PHONE_LONG_SIDE} px long side, as a phone takes it")
+    p.add_argument("--turn", type=int, choices=sorted((0, *TURNS)), default=0,
+                   help="read each photo turned this many degrees clockwise, as taken from another side of the table")
     a = p.parse_args(argv)
     for flag, path in (("--detector", a.detector), ("--classifier", a.classifier)):
         if path is not None and not path.is_file():
             p.error(f"{flag} {path}: no such file")
     r = evaluate(Path(a.data), a.split, a.limit, a.errors, a.refine, a.views, a.detector, a.classifier,
-                 a.tile_factor, a.enlarge, a.fine_tiles)
+                 a.tile_factor, a.enlarge, fine_tiles=a.fine_tiles, turn=a.turn)
     if a.json:
         print(json.dumps(r, indent=1))
         return 0
