@@ -266,10 +266,8 @@ def test_eval_refuses_a_turn_that_is_not_a_quarter(capsys, tmp_path, text):
 
 
 def test_evaluate_refuses_a_turn_that_is_not_a_quarter_before_loading_anything(tmp_path):
-    from vision.evaluate import evaluate as evaluate_
-
     with pytest.raises(ValueError, match="turn 45: a photo turns by 0, 90, 180 or 270 degrees"):
-        evaluate_(tmp_path / "missing.yaml", "train", turn=45)
+        evaluate(tmp_path / "missing.yaml", "train", turn=45)
 
 
 def test_eval_names_a_missing_candidate_file(capsys, tmp_path):
@@ -293,6 +291,11 @@ def test_eval_refuses_a_bad_tile_factor(capsys, tmp_path, text, message):
     assert message in capsys.readouterr().err
 
 
+# what a stubbed ``evaluate`` hands ``main`` to print: a run over no photos
+_NO_PHOTOS = {"images": 0, "precision": 0, "recall": 0, "f1": 0, "exact_photos": 0, "median_ms": None,
+              "by_visibility": None, "by_look": None, "by_deck": None, "per_class": {}, "errors": []}
+
+
 @pytest.mark.parametrize("flag, wanted", [([], None), (["--fine-tiles"], True), (["--no-fine-tiles"], False)])
 def test_eval_passes_the_fine_tiles_switch_to_the_reader(monkeypatch, tmp_path, flag, wanted):
     """``--no-fine-tiles`` measures the reader without the fine pass (vision.reader.FINE_TILE_INDEX_PX)."""
@@ -302,10 +305,6 @@ def test_eval_passes_the_fine_tiles_switch_to_the_reader(monkeypatch, tmp_path, 
     monkeypatch.setattr(ev, "evaluate", lambda *args, **kw: seen.append(kw["fine_tiles"]) or _NO_PHOTOS)
     ev.main([str(tmp_path / "data.yaml")] + flag)
     assert seen == [wanted]
-
-
-_NO_PHOTOS = {"images": 0, "precision": 0, "recall": 0, "f1": 0, "exact_photos": 0, "median_ms": None,
-              "by_visibility": None, "by_look": None, "by_deck": None, "per_class": {}, "errors": []}
 
 
 @pytest.mark.parametrize("flag, wanted", [([], 0), (["--turn", "180"], 180), (["--turn", "270"], 270)])
