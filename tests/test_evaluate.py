@@ -205,7 +205,7 @@ def test_enlarged_photos_are_scored_against_the_labels_of_the_stored_ones(datase
 
     seen = []
     real_enlarged = ev.enlarged
-    monkeypatch.setattr(ev, "enlarged", lambda path, turn=0: seen.append(path.name) or real_enlarged(path, turn))
+    monkeypatch.setattr(ev, "enlarged", lambda path, turn=0, exposure=1.0: seen.append(path.name) or real_enlarged(path, turn, exposure))
     r = ev.evaluate(dataset / "data.yaml", "train", enlarge=True)
     assert sorted(seen) == sorted(p.name for p in (dataset / "images").iterdir())
     assert (r["images"], r["fp"], r["fn"], r["f1"]) == (4, 0, 0, 1.0)
@@ -291,6 +291,33 @@ def test_eval_refuses_a_bad_tile_factor(capsys, tmp_path, text, message):
     assert message in capsys.readouterr().err
 
 
+def _one_photo_data(tmp_path: Path) -> Path:
+    """A data.yaml whose split holds one photo, so ``main`` goes on to the (stubbed) evaluation."""
+    (tmp_path / "images").mkdir()
+    (tmp_path / "images" / "a.jpg").write_bytes(b"")
+    (tmp_path / "data.yaml").write_text("train: images\nval: images\nnames: ['AS']\n")
+    return tmp_path / "data.yaml"
+
+
+def test_eval_names_a_missing_data_file(capsys, tmp_path):
+    from vision.evaluate import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main([str(tmp_path / "data.yaml")])
+    assert exit_.value.code == 2
+    assert f"{tmp_path / 'data.yaml'}: no such file" in capsys.readouterr().err
+
+
+def test_eval_refuses_a_split_with_no_photos_rather_than_scoring_it_zero(capsys, tmp_path):
+    from vision.evaluate import main
+
+    (tmp_path / "data.yaml").write_text("path: elsewhere\ntrain: images\nval: images\nnames: ['AS']\n")
+    with pytest.raises(SystemExit) as exit_:
+        main([str(tmp_path / "data.yaml"), "--split", "val"])
+    assert exit_.value.code == 2
+    assert "its 'val' split holds no photos" in capsys.readouterr().err
+
+
 # what a stubbed ``evaluate`` hands ``main`` to print: a run over no photos
 _NO_PHOTOS = {"images": 0, "precision": 0, "recall": 0, "f1": 0, "exact_photos": 0, "median_ms": None,
               "by_visibility": None, "by_look": None, "by_deck": None, "per_class": {}, "errors": []}
@@ -303,7 +330,7 @@ def test_eval_passes_the_fine_tiles_switch_to_the_reader(monkeypatch, tmp_path, 
 
     seen = []
     monkeypatch.setattr(ev, "evaluate", lambda *args, **kw: seen.append(kw["fine_tiles"]) or _NO_PHOTOS)
-    ev.main([str(tmp_path / "data.yaml")] + flag)
+    ev.main([str(_one_photo_data(tmp_path))] + flag)
     assert seen == [wanted]
 
 
@@ -313,5 +340,43 @@ def test_eval_passes_the_turn_to_the_reading(monkeypatch, tmp_path, flag, wanted
 
     seen = []
     monkeypatch.setattr(ev, "evaluate", lambda *args, **kw: seen.append(kw["turn"]) or _NO_PHOTOS)
-    ev.main([str(tmp_path / "data.yaml")] + flag)
+    ev.main([str(_one_photo_data(tmp_path))] + flag)
     assert seen == [wanted]
+
+
+def test_an_exposed_copy_is_the_photo_times_the_light_and_nothing_else():
+    import cv2
+    import numpy as np
+
+    from vision.evaluate import photo_bytes
+
+    photo = FIXTURES / "photos" / "realphotos_IMG_20220921_194046_jpg.jpg"
+    original = cv2.imread(str(photo)).astype(np.float32)
+    out = cv2.imdecode(np.frombuffer(photo_bytes(photo, exposure=0.3), np.uint8), cv2.IMREAD_COLOR)
+    assert out.shape == original.shape
+    assert np.abs(out - np.floor(original * 0.3)).max() <= 1  # PNG: no loss beyond the rounding
+    bright = cv2.imdecode(np.frombuffer(photo_bytes(photo, exposure=2.0), np.uint8), cv2.IMREAD_COLOR)
+    assert bright.max() == 255 and bright.dtype == np.uint8  # clipped at white, not wrapped round
+
+
+@pytest.mark.parametrize("text, message", [("0", "exposure 0.0: choose 0.05 to 4.0 times the light"),
+                                           ("9", "exposure 9.0: choose 0.05 to 4.0 times the light"),
+                                           ("nan", "exposure nan: choose"),
+                                           ("dim", "'dim' is not a number")])
+def test_eval_refuses_a_bad_exposure(capsys, tmp_path, text, message):
+    from vision.evaluate import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main([str(tmp_path / "data.yaml"), "--exposure", text])
+    assert exit_.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_eval_passes_the_exposure_to_the_reading(monkeypatch, tmp_path):
+    import vision.evaluate as ev
+
+    seen = []
+    monkeypatch.setattr(ev, "evaluate", lambda *args, **kw: seen.append(kw["exposure"]) or _NO_PHOTOS)
+    ev.main([str(_one_photo_data(tmp_path)), "--exposure", "0.3"])
+    ev.main([str(tmp_path / "data.yaml")])
+    assert seen == [0.3, 1.0]

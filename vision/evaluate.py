@@ -30,6 +30,7 @@ from collections import Counter
 from pathlib import Path
 
 import cv2
+import numpy as np
 from PIL import Image
 
 from vision.classes import CARD_CODES
@@ -129,19 +130,33 @@ def by_visibility(every: list[float], missed: list[float]) -> list[dict]:
 PHONE_LONG_SIDE = 4000  # a phone's 12 MP photo is 4000 x 3000
 # Quarter turns clockwise that ``--turn`` takes, by degrees (cv2 rotate codes).
 TURNS = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
+MIN_EXPOSURE, MAX_EXPOSURE = 0.05, 4.0  # what ``--exposure`` takes: from near black to blown out
 
 
-def photo_bytes(img_path: Path, enlarge: bool = False, turn: int = 0) -> bytes:
-    """What the reader is given for one labelled photo: its own bytes, or a turned and/or enlarged copy.
+def photo_bytes(img_path: Path, enlarge: bool = False, turn: int = 0, exposure: float = 1.0) -> bytes:
+    """What the reader is given for one labelled photo: its own bytes, or a turned, re-exposed and/or enlarged copy.
 
-    A copy that is only turned is stored as PNG, so the turn is the one change
-    against the photo as labelled (no second JPEG loss).
+    A copy that is only turned or re-exposed is stored as PNG, so those are the
+    only changes against the photo as labelled (no second JPEG loss).
     """
     if enlarge:
-        return enlarged(img_path, turn)
-    if turn:
-        return cv2.imencode(".png", turned(cv2.imread(str(img_path)), turn))[1].tobytes()
+        return enlarged(img_path, turn, exposure)
+    if turn or exposure != 1.0:
+        return cv2.imencode(".png", exposed(turned(cv2.imread(str(img_path)), turn), exposure))[1].tobytes()
     return img_path.read_bytes()
+
+
+def exposed(img, exposure: float):
+    """``img`` as if taken with ``exposure`` times the light (0.3: a dim room; clipped at white)."""
+    if exposure == 1.0:
+        return img
+    return np.clip(img.astype(np.float32) * check_exposure(exposure), 0, 255).astype(np.uint8)
+
+
+def check_exposure(exposure: float) -> float:
+    if not MIN_EXPOSURE <= exposure <= MAX_EXPOSURE:
+        raise ValueError(f"exposure {exposure!r}: choose {MIN_EXPOSURE} to {MAX_EXPOSURE} times the light")
+    return exposure
 
 
 def turned(img, turn: int):
@@ -155,7 +170,7 @@ def check_turn(turn: int) -> int:
     return turn
 
 
-def enlarged(img_path: Path, turn: int = 0) -> bytes:
+def enlarged(img_path: Path, turn: int = 0, exposure: float = 1.0) -> bytes:
     """The photo (``turned`` first, if asked) enlarged to a phone's long side, as a JPEG: labelled photos are small, users' are not.
 
     The real photos are 640 px; the reader tiles and refines a 4000 px photo
@@ -165,7 +180,7 @@ def enlarged(img_path: Path, turn: int = 0) -> bytes:
     benchmark photo costs the same, this keeps the aspect ratio: square photos
     are not stretched, so their indices keep their shape.
     """
-    img = turned(cv2.imread(str(img_path)), turn)
+    img = exposed(turned(cv2.imread(str(img_path)), turn), exposure)
     k = PHONE_LONG_SIDE / max(img.shape[:2])
     big = cv2.resize(img, None, fx=k, fy=k, interpolation=cv2.INTER_CUBIC)
     return cv2.imencode(".jpg", big, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
@@ -174,14 +189,16 @@ def enlarged(img_path: Path, turn: int = 0) -> bytes:
 def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors: int = 0,
              refine: bool | None = None, views: bool | None = None, detector: Path | None = None,
              classifier: Path | None = None, tile_factor: int | None = None, enlarge: bool = False,
-             fine_tiles: bool | None = None, turn: int = 0) -> dict:
+             fine_tiles: bool | None = None, turn: int = 0, exposure: float = 1.0) -> dict:
     """Card-level figures of the reader (or candidate weights) on one split.
 
     ``enlarge`` reads each photo as ``enlarged``, ``turn`` turned by that many
-    degrees clockwise (``turned``); the labels are of cards, not places, so
-    they hold for a turned photo as they are.
+    degrees clockwise (``turned``), ``exposure`` with that much of its light
+    (``exposed``); the labels are of cards, not places, so they hold for a
+    turned or re-exposed photo as they are.
     """
-    check_turn(turn)  # a wrong turn fails here, before the reader loads
+    check_turn(turn)  # a wrong turn or exposure fails here, before the reader loads
+    check_exposure(exposure)
     from vision.reader import reader_with
 
     reader = reader_with(refine, views, detector, classifier, tile_factor, fine_tiles)
@@ -197,7 +214,7 @@ def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors:
     times = []
     errors = []
     for img_path in images:
-        data = photo_bytes(img_path, enlarge, turn)
+        data = photo_bytes(img_path, enlarge, turn, exposure)
         with Image.open(img_path) as header:  # the size is in the header: no second decode
             w, h = header.size
         truth = truth_for(label_path(img_path), names, w, h)
@@ -247,6 +264,7 @@ def _check_tile_factor(n: int) -> int:
 
 
 _tile_factor = checked(int, _check_tile_factor, "{text!r} is not a whole number of tiles per side")
+_exposure = checked(float, check_exposure, "{text!r} is not a number")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -273,12 +291,19 @@ def main(argv: list[str] | None = None) -> int:
                    help=f"read each photo enlarged to a {PHONE_LONG_SIDE} px long side, as a phone takes it")
     p.add_argument("--turn", type=int, choices=sorted((0, *TURNS)), default=0,
                    help="read each photo turned this many degrees clockwise, as taken from another side of the table")
+    p.add_argument("--exposure", type=_exposure, default=1.0,
+                   help="read each photo as if taken with this many times the light (0.3: a dim room)")
     a = p.parse_args(argv)
     for flag, path in (("--detector", a.detector), ("--classifier", a.classifier)):
         if path is not None and not path.is_file():
             p.error(f"{flag} {path}: no such file")
+    if not Path(a.data).is_file():
+        p.error(f"{a.data}: no such file")
+    if not dataset_images(Path(a.data), a.split)[0]:
+        # a wrong `path:` once scored an empty folder as "0 photos ... F1 0.0000", which reads like a result
+        p.error(f"{a.data}: its {a.split!r} split holds no photos (check the yaml's path: and {a.split}: entries)")
     r = evaluate(Path(a.data), a.split, a.limit, a.errors, a.refine, a.views, a.detector, a.classifier,
-                 a.tile_factor, a.enlarge, fine_tiles=a.fine_tiles, turn=a.turn)
+                 a.tile_factor, a.enlarge, fine_tiles=a.fine_tiles, turn=a.turn, exposure=a.exposure)
     if a.json:
         print(json.dumps(r, indent=1))
         return 0

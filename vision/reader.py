@@ -20,6 +20,7 @@ import numpy as np
 from vision.detector import Corner, CornerDetector, make_session, nms_corners
 from vision.index_crops import INPUT_EXPAND, cut_crop, input_size, joint_probs, shifted_box, to_input, top_codes
 from vision.merge import MergedCard, ReadCorner, counts_as_read, merge_corners
+from vision.levels import BRIGHTEN_DIM_PHOTOS, brightened
 from vision.photo import load_photo
 from vision.refine import refine_corners
 from vision.quality import photo_warnings
@@ -197,6 +198,9 @@ class CardReader:
         """Read an upright BGR image; boxes are multiplied by ``to_photo`` into photo pixels."""
         width = width or int(round(image.shape[1] * to_photo))
         height = height or int(round(image.shape[0] * to_photo))
+        shown = image  # the photo checks judge the photo as taken
+        if BRIGHTEN_DIM_PHOTOS:
+            image = brightened(image)
         corners = self.find_corners(image)
         read = self.classify(image, corners)
         if self._wants_second_look(image, read):
@@ -214,12 +218,12 @@ class CardReader:
         if not cards:
             warnings.append("no cards found in this photo: lay the cards face up with their corners "
                             "visible and take the photo from closer")
-            warnings.extend(photo_warnings(image))
+            warnings.extend(photo_warnings(shown))
         else:
             low = [c.code for c in cards if c.confidence < LOW_CONFIDENCE]
             if low:
                 warnings.append("not sure about " + ", ".join(low) + ": please check these cards")
-            warnings.extend(w for w in photo_warnings(image) if "dark" in w)
+            warnings.extend(w for w in photo_warnings(shown) if "dark" in w)
         return Reading(cards, tuple(warnings), width, height, tuple(read))
 
     # -------------------------------------------------------------- steps
