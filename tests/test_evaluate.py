@@ -279,14 +279,19 @@ def test_eval_names_a_missing_candidate_file(capsys, tmp_path):
     assert f"--detector {tmp_path / 'nope.onnx'}: no such file" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("text, message", [("1", "tile_factor 1: choose 2 to 6 tiles per side"),
-                                           ("7", "tile_factor 7: choose 2 to 6 tiles per side"),
-                                           ("three", "'three' is not a whole number of tiles per side")])
-def test_eval_refuses_a_bad_tile_factor(capsys, tmp_path, text, message):
+@pytest.mark.parametrize("flag, text, message", [
+    ("--tile-factor", "1", "tile_factor 1: choose 2 to 6 tiles per side"),
+    ("--tile-factor", "7", "tile_factor 7: choose 2 to 6 tiles per side"),
+    ("--tile-factor", "three", "'three' is not a whole number of tiles per side"),
+    ("--exposure", "0", "exposure 0.0: choose 0.05 to 4.0 times the light"),
+    ("--exposure", "9", "exposure 9.0: choose 0.05 to 4.0 times the light"),
+    ("--exposure", "nan", "exposure nan: choose"),
+    ("--exposure", "dim", "'dim' is not a number")])
+def test_eval_refuses_a_bad_tile_factor_or_exposure(capsys, tmp_path, flag, text, message):
     from vision.evaluate import main
 
     with pytest.raises(SystemExit) as exit_:
-        main([str(tmp_path / "data.yaml"), "--tile-factor", text])
+        main([str(tmp_path / "data.yaml"), flag, text])
     assert exit_.value.code == 2
     assert message in capsys.readouterr().err
 
@@ -357,19 +362,6 @@ def test_an_exposed_copy_is_the_photo_times_the_light_and_nothing_else():
     assert np.abs(out - np.floor(original * 0.3)).max() <= 1  # PNG: no loss beyond the rounding
     bright = cv2.imdecode(np.frombuffer(photo_bytes(photo, exposure=2.0), np.uint8), cv2.IMREAD_COLOR)
     assert bright.max() == 255 and bright.dtype == np.uint8  # clipped at white, not wrapped round
-
-
-@pytest.mark.parametrize("text, message", [("0", "exposure 0.0: choose 0.05 to 4.0 times the light"),
-                                           ("9", "exposure 9.0: choose 0.05 to 4.0 times the light"),
-                                           ("nan", "exposure nan: choose"),
-                                           ("dim", "'dim' is not a number")])
-def test_eval_refuses_a_bad_exposure(capsys, tmp_path, text, message):
-    from vision.evaluate import main
-
-    with pytest.raises(SystemExit) as exit_:
-        main([str(tmp_path / "data.yaml"), "--exposure", text])
-    assert exit_.value.code == 2
-    assert message in capsys.readouterr().err
 
 
 def test_eval_passes_the_exposure_to_the_reading(monkeypatch, tmp_path):
