@@ -205,7 +205,8 @@ def test_enlarged_photos_are_scored_against_the_labels_of_the_stored_ones(datase
 
     seen = []
     real_enlarged = ev.enlarged
-    monkeypatch.setattr(ev, "enlarged", lambda path, turn=0, exposure=1.0: seen.append(path.name) or real_enlarged(path, turn, exposure))
+    monkeypatch.setattr(ev, "enlarged", lambda path, turn=0, exposure=1.0, shrink=1.0:
+                        seen.append(path.name) or real_enlarged(path, turn, exposure, shrink))
     r = ev.evaluate(dataset / "data.yaml", "train", enlarge=True)
     assert sorted(seen) == sorted(p.name for p in (dataset / "images").iterdir())
     assert (r["images"], r["fp"], r["fn"], r["f1"]) == (4, 0, 0, 1.0)
@@ -286,8 +287,12 @@ def test_eval_names_a_missing_candidate_file(capsys, tmp_path):
     ("--exposure", "0", "exposure 0.0: choose 0.05 to 4.0 times the light"),
     ("--exposure", "9", "exposure 9.0: choose 0.05 to 4.0 times the light"),
     ("--exposure", "nan", "exposure nan: choose"),
-    ("--exposure", "dim", "'dim' is not a number")])
-def test_eval_refuses_a_bad_tile_factor_or_exposure(capsys, tmp_path, flag, text, message):
+    ("--exposure", "dim", "'dim' is not a number"),
+    ("--shrink", "0.5", "shrink 0.5: choose 1 (the photo as taken) to 16 (a sixteenth of its size)"),
+    ("--shrink", "20", "shrink 20.0: choose 1"),
+    ("--shrink", "nan", "shrink nan: choose"),
+    ("--shrink", "far", "'far' is not a number")])
+def test_eval_refuses_a_bad_tile_factor_exposure_or_shrink(capsys, tmp_path, flag, text, message):
     from vision.evaluate import main
 
     with pytest.raises(SystemExit) as exit_:
@@ -372,3 +377,30 @@ def test_eval_passes_the_exposure_to_the_reading(monkeypatch, tmp_path):
     ev.main([str(_one_photo_data(tmp_path)), "--exposure", "0.3"])
     ev.main([str(tmp_path / "data.yaml")])
     assert seen == [0.3, 1.0]
+
+
+def test_a_shrunk_copy_is_the_photo_area_averaged_to_that_fraction_of_its_size():
+    """``--shrink 4``: the cards as from four times farther away; each pixel the mean of the 4 x 4 it replaces."""
+    import cv2
+    import numpy as np
+
+    from vision.evaluate import photo_bytes
+
+    photo = FIXTURES / "photos" / "realphotos_IMG_20220921_194046_jpg.jpg"
+    original = cv2.imread(str(photo))
+    out = cv2.imdecode(np.frombuffer(photo_bytes(photo, shrink=4), np.uint8), cv2.IMREAD_COLOR)
+    h, w = original.shape[:2]
+    assert out.shape == (round(h / 4), round(w / 4), 3)
+    block = original[:4, :4].reshape(-1, 3).astype(np.float32).mean(axis=0)
+    assert np.abs(out[0, 0] - block).max() <= 1
+    assert photo_bytes(photo, shrink=1.0) == photo.read_bytes()  # 1: the photo's own bytes
+
+
+def test_eval_passes_the_shrink_to_the_reading(monkeypatch, tmp_path):
+    import vision.evaluate as ev
+
+    seen = []
+    monkeypatch.setattr(ev, "evaluate", lambda *args, **kw: seen.append(kw["shrink"]) or _NO_PHOTOS)
+    ev.main([str(_one_photo_data(tmp_path)), "--shrink", "4"])
+    ev.main([str(tmp_path / "data.yaml")])
+    assert seen == [4.0, 1.0]

@@ -19,7 +19,9 @@ those too.
 (``enlarged``): the labelled real photos are 640 px, users' photos are not.
 ``--turn 180`` (or 90, 270) reads each photo turned (``turned``), as it is
 taken from another side of the table: the labelled real photos were mostly
-taken from one side, users sit all round.
+taken from one side, users sit all round.  ``--shrink 4`` reads each photo
+at a quarter of its size (``shrunk``), as if taken four times farther away:
+how small the indices may get before cards are lost.
 """
 from __future__ import annotations
 
@@ -131,19 +133,37 @@ PHONE_LONG_SIDE = 4000  # a phone's 12 MP photo is 4000 x 3000
 # Quarter turns clockwise that ``--turn`` takes, by degrees (cv2 rotate codes).
 TURNS = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
 MIN_EXPOSURE, MAX_EXPOSURE = 0.05, 4.0  # what ``--exposure`` takes: from near black to blown out
+MAX_SHRINK = 16.0  # what ``--shrink`` takes: 1 (as taken) to a sixteenth of the photo's size
 
 
-def photo_bytes(img_path: Path, enlarge: bool = False, turn: int = 0, exposure: float = 1.0) -> bytes:
-    """What the reader is given for one labelled photo: its own bytes, or a turned, re-exposed and/or enlarged copy.
+def photo_bytes(img_path: Path, enlarge: bool = False, turn: int = 0, exposure: float = 1.0,
+                shrink: float = 1.0) -> bytes:
+    """What the reader is given for one labelled photo: its own bytes, or a turned, re-exposed, shrunk and/or enlarged copy.
 
-    A copy that is only turned or re-exposed is stored as PNG, so those are the
-    only changes against the photo as labelled (no second JPEG loss).
+    A copy that is only turned, re-exposed or shrunk is stored as PNG, so those
+    are the only changes against the photo as labelled (no second JPEG loss).
     """
     if enlarge:
-        return enlarged(img_path, turn, exposure)
-    if turn or exposure != 1.0:
-        return cv2.imencode(".png", exposed(turned(cv2.imread(str(img_path)), turn), exposure))[1].tobytes()
+        return enlarged(img_path, turn, exposure, shrink)
+    if turn or exposure != 1.0 or shrink != 1.0:
+        img = shrunk(exposed(turned(cv2.imread(str(img_path)), turn), exposure), shrink)
+        return cv2.imencode(".png", img)[1].tobytes()
     return img_path.read_bytes()
+
+
+def shrunk(img, shrink: float):
+    """``img`` at ``1 / shrink`` of its size (area-averaged, as a camera's sensor sums light): cards farther away."""
+    if check_shrink(shrink) == 1.0:
+        return img
+    h, w = img.shape[:2]
+    size = (max(1, round(w / shrink)), max(1, round(h / shrink)))
+    return cv2.resize(img, size, interpolation=cv2.INTER_AREA)
+
+
+def check_shrink(shrink: float) -> float:
+    if not 1.0 <= shrink <= MAX_SHRINK:
+        raise ValueError(f"shrink {shrink!r}: choose 1 (the photo as taken) to {MAX_SHRINK:g} (a sixteenth of its size)")
+    return shrink
 
 
 def exposed(img, exposure: float):
@@ -170,8 +190,11 @@ def check_turn(turn: int) -> int:
     return turn
 
 
-def enlarged(img_path: Path, turn: int = 0, exposure: float = 1.0) -> bytes:
-    """The photo (``turned`` first, if asked) enlarged to a phone's long side, as a JPEG: labelled photos are small, users' are not.
+def enlarged(img_path: Path, turn: int = 0, exposure: float = 1.0, shrink: float = 1.0) -> bytes:
+    """The photo (``turned``, ``exposed``, ``shrunk`` first, if asked) enlarged to a phone's long side, as a JPEG.
+
+    Labelled photos are small, users' are not.  Shrunk and then enlarged, a
+    photo is a phone's photo of cards far away: many pixels, little detail.
 
     The real photos are 640 px; the reader tiles and refines a 4000 px photo
     differently, and a setting safe on the small photos once added false cards
@@ -180,7 +203,7 @@ def enlarged(img_path: Path, turn: int = 0, exposure: float = 1.0) -> bytes:
     benchmark photo costs the same, this keeps the aspect ratio: square photos
     are not stretched, so their indices keep their shape.
     """
-    img = exposed(turned(cv2.imread(str(img_path)), turn), exposure)
+    img = shrunk(exposed(turned(cv2.imread(str(img_path)), turn), exposure), shrink)
     k = PHONE_LONG_SIDE / max(img.shape[:2])
     big = cv2.resize(img, None, fx=k, fy=k, interpolation=cv2.INTER_CUBIC)
     return cv2.imencode(".jpg", big, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
@@ -189,16 +212,18 @@ def enlarged(img_path: Path, turn: int = 0, exposure: float = 1.0) -> bytes:
 def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors: int = 0,
              refine: bool | None = None, views: bool | None = None, detector: Path | None = None,
              classifier: Path | None = None, tile_factor: int | None = None, enlarge: bool = False,
-             fine_tiles: bool | None = None, turn: int = 0, exposure: float = 1.0) -> dict:
+             fine_tiles: bool | None = None, turn: int = 0, exposure: float = 1.0, shrink: float = 1.0) -> dict:
     """Card-level figures of the reader (or candidate weights) on one split.
 
     ``enlarge`` reads each photo as ``enlarged``, ``turn`` turned by that many
     degrees clockwise (``turned``), ``exposure`` with that much of its light
-    (``exposed``); the labels are of cards, not places, so they hold for a
-    turned or re-exposed photo as they are.
+    (``exposed``), ``shrink`` at that fraction of its size (``shrunk``); the
+    labels are of cards, not places, so they hold for a turned, re-exposed or
+    shrunk photo as they are.
     """
-    check_turn(turn)  # a wrong turn or exposure fails here, before the reader loads
+    check_turn(turn)  # a wrong turn, exposure or shrink fails here, before the reader loads
     check_exposure(exposure)
+    check_shrink(shrink)
     from vision.reader import reader_with
 
     reader = reader_with(refine, views, detector, classifier, tile_factor, fine_tiles)
@@ -214,7 +239,7 @@ def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors:
     times = []
     errors = []
     for img_path in images:
-        data = photo_bytes(img_path, enlarge, turn, exposure)
+        data = photo_bytes(img_path, enlarge, turn, exposure, shrink)
         with Image.open(img_path) as header:  # the size is in the header: no second decode
             w, h = header.size
         truth = truth_for(label_path(img_path), names, w, h)
@@ -265,6 +290,7 @@ def _check_tile_factor(n: int) -> int:
 
 _tile_factor = checked(int, _check_tile_factor, "{text!r} is not a whole number of tiles per side")
 _exposure = checked(float, check_exposure, "{text!r} is not a number")
+_shrink = checked(float, check_shrink, "{text!r} is not a number")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -293,6 +319,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="read each photo turned this many degrees clockwise, as taken from another side of the table")
     p.add_argument("--exposure", type=_exposure, default=1.0,
                    help="read each photo as if taken with this many times the light (0.3: a dim room)")
+    p.add_argument("--shrink", type=_shrink, default=1.0,
+                   help="read each photo at 1/F of its size, as if taken F times farther away (4: a quarter)")
     a = p.parse_args(argv)
     for flag, path in (("--detector", a.detector), ("--classifier", a.classifier)):
         if path is not None and not path.is_file():
@@ -303,7 +331,8 @@ def main(argv: list[str] | None = None) -> int:
         # a wrong `path:` once scored an empty folder as "0 photos ... F1 0.0000", which reads like a result
         p.error(f"{a.data}: its {a.split!r} split holds no photos (check the yaml's path: and {a.split}: entries)")
     r = evaluate(Path(a.data), a.split, a.limit, a.errors, a.refine, a.views, a.detector, a.classifier,
-                 a.tile_factor, a.enlarge, fine_tiles=a.fine_tiles, turn=a.turn, exposure=a.exposure)
+                 a.tile_factor, a.enlarge, fine_tiles=a.fine_tiles, turn=a.turn, exposure=a.exposure,
+                 shrink=a.shrink)
     if a.json:
         print(json.dumps(r, indent=1))
         return 0
