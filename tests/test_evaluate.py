@@ -333,23 +333,19 @@ _NO_PHOTOS = {"images": 0, "precision": 0, "recall": 0, "f1": 0, "exact_photos":
               "by_visibility": None, "by_look": None, "by_deck": None, "per_class": {}, "errors": []}
 
 
-@pytest.mark.parametrize("flag, wanted", [([], None), (["--fine-tiles"], True), (["--no-fine-tiles"], False)])
-def test_eval_passes_the_fine_tiles_switch_to_the_reader(monkeypatch, tmp_path, flag, wanted):
-    """``--no-fine-tiles`` measures the reader without the fine pass (vision.reader.FINE_TILE_INDEX_PX)."""
+@pytest.mark.parametrize("keyword, flag, wanted", [
+    ("fine_tiles", [], None), ("fine_tiles", ["--fine-tiles"], True), ("fine_tiles", ["--no-fine-tiles"], False),
+    ("turn", [], 0), ("turn", ["--turn", "180"], 180), ("turn", ["--turn", "270"], 270),
+    ("exposure", [], 1.0), ("exposure", ["--exposure", "0.3"], 0.3),
+    ("shrink", [], 1.0), ("shrink", ["--shrink", "4"], 4.0),
+])
+def test_eval_passes_each_reading_option_to_the_reading(monkeypatch, tmp_path, keyword, flag, wanted):
+    """Each eval option reaches ``evaluate``: ``--no-fine-tiles`` (vision.reader.FINE_TILE_INDEX_PX),
+    ``--turn``, ``--exposure`` and ``--shrink``, with their defaults when left out."""
     import vision.evaluate as ev
 
     seen = []
-    monkeypatch.setattr(ev, "evaluate", lambda *args, **kw: seen.append(kw["fine_tiles"]) or _NO_PHOTOS)
-    ev.main([str(_one_photo_data(tmp_path))] + flag)
-    assert seen == [wanted]
-
-
-@pytest.mark.parametrize("flag, wanted", [([], 0), (["--turn", "180"], 180), (["--turn", "270"], 270)])
-def test_eval_passes_the_turn_to_the_reading(monkeypatch, tmp_path, flag, wanted):
-    import vision.evaluate as ev
-
-    seen = []
-    monkeypatch.setattr(ev, "evaluate", lambda *args, **kw: seen.append(kw["turn"]) or _NO_PHOTOS)
+    monkeypatch.setattr(ev, "evaluate", lambda *args, **kw: seen.append(kw[keyword]) or _NO_PHOTOS)
     ev.main([str(_one_photo_data(tmp_path))] + flag)
     assert seen == [wanted]
 
@@ -369,16 +365,6 @@ def test_an_exposed_copy_is_the_photo_times_the_light_and_nothing_else():
     assert bright.max() == 255 and bright.dtype == np.uint8  # clipped at white, not wrapped round
 
 
-def test_eval_passes_the_exposure_to_the_reading(monkeypatch, tmp_path):
-    import vision.evaluate as ev
-
-    seen = []
-    monkeypatch.setattr(ev, "evaluate", lambda *args, **kw: seen.append(kw["exposure"]) or _NO_PHOTOS)
-    ev.main([str(_one_photo_data(tmp_path)), "--exposure", "0.3"])
-    ev.main([str(tmp_path / "data.yaml")])
-    assert seen == [0.3, 1.0]
-
-
 def test_a_shrunk_copy_is_the_photo_area_averaged_to_that_fraction_of_its_size():
     """``--shrink 4``: the cards as from four times farther away; each pixel the mean of the 4 x 4 it replaces."""
     import cv2
@@ -394,13 +380,3 @@ def test_a_shrunk_copy_is_the_photo_area_averaged_to_that_fraction_of_its_size()
     block = original[:4, :4].reshape(-1, 3).astype(np.float32).mean(axis=0)
     assert np.abs(out[0, 0] - block).max() <= 1
     assert photo_bytes(photo, shrink=1.0) == photo.read_bytes()  # 1: the photo's own bytes
-
-
-def test_eval_passes_the_shrink_to_the_reading(monkeypatch, tmp_path):
-    import vision.evaluate as ev
-
-    seen = []
-    monkeypatch.setattr(ev, "evaluate", lambda *args, **kw: seen.append(kw["shrink"]) or _NO_PHOTOS)
-    ev.main([str(_one_photo_data(tmp_path)), "--shrink", "4"])
-    ev.main([str(tmp_path / "data.yaml")])
-    assert seen == [4.0, 1.0]
