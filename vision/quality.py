@@ -1,9 +1,8 @@
-"""Photo checks that explain a poor reading: too dark, blurred, nothing found, cards too small, ink washed out.
+"""Photo checks that explain a poor reading: too dark, blurred, nothing found, cards too small.
 
 The light and blur thresholds are on a grey copy at a fixed width so they
 mean the same thing for any camera resolution.  The size check is on the
-corner indices the reader read, in the pixels it reads them from; so is the
-washed-out check, on the darkest pixels inside those corners.
+corner indices the reader read, in the pixels it reads them from.
 """
 from __future__ import annotations
 
@@ -68,49 +67,3 @@ def small_cards_warning(index_sides: list[float], to_photo: float = 1.0) -> str 
         return None
     return (f"the cards look small in this photo (corner indices about {median * to_photo:.0f} px tall), "
             "so some may be missed or misread: take the photo from closer, with the cards filling the frame")
-
-
-# Median, over the read corners, of each corner's ink level (the 5th percentile of
-# its darkest channel, so red ink counts as dark as black), at or above which the
-# photo is flagged as overexposed.  Printed ink is dark: on the labelled real
-# photos as taken (2026-12-06, the shipped models, 231 of the first 240 with a
-# corner read) the median corner's ink level is under 180 on every one (at most
-# 160-180 on one).  Read with 1.6 times the light
-# (`python -m vision eval ... --exposure 1.6`) 12 of them reach it and read at
-# recall 0.80 (the rest 0.99); at 2.0, 25 (0.81); at 2.5, 51 (0.54, the rest
-# about 0.83).  The synthetic scenes' ink stays darker even when overexposed
-# (under 140 on synth_hr_val at 2.0, which reads at recall 0.88 there), so this
-# fires on none of them: it catches the plainest cases, a whole photo washed out.
-# A photo-level share of pure-white pixels does not separate them: real
-# close-ups of a card that read right are up to 57 % pure white as taken.
-WASHED_OUT_INK = 180.0
-INK_PERCENTILE = 5
-
-
-def ink_level(image: np.ndarray, box: tuple[float, float, float, float]) -> float | None:
-    """How dark the darkest ink in ``box`` is (0 black - 255 white), or None for a box too small to judge."""
-    h, w = image.shape[:2]
-    x1, y1 = max(int(round(box[0])), 0), max(int(round(box[1])), 0)
-    x2, y2 = min(int(round(box[2])), w), min(int(round(box[3])), h)
-    patch = image[y1:y2, x1:x2]
-    if patch.shape[0] * patch.shape[1] < 12:
-        return None
-    darkest = patch.min(axis=-1) if patch.ndim == 3 else patch
-    return float(np.percentile(darkest, INK_PERCENTILE))
-
-
-def washed_out_warning(image: np.ndarray, boxes: list[tuple[float, float, float, float]]) -> str | None:
-    """A warning when the read corners' ink is pale (median at or over WASHED_OUT_INK), else None.
-
-    An overexposed photo, or one in glare, clips the paper and lifts the ink
-    with it: red indices fade to pink and lose their pips, and the reader
-    misses or misreads them.  Judged on the corners that were read, because
-    a white table or a close-up card may leave most of a good photo pure
-    white.  ``image`` is the photo as taken, in the pixels of ``boxes``.
-    """
-    levels = sorted(v for v in (ink_level(image, b) for b in boxes) if v is not None)
-    if not levels or levels[len(levels) // 2] < WASHED_OUT_INK:
-        return None
-    return (f"the card corners look washed out (their ink is about {levels[len(levels) // 2]:.0f}/255, "
-            "where printed ink is dark): the photo may be overexposed or in glare, so some cards may be "
-            "missed or misread: move out of direct light, turn off the flash, or tap the cards to set the exposure")

@@ -23,7 +23,7 @@ from vision.merge import MergedCard, ReadCorner, counts_as_read, merge_corners
 from vision.levels import BRIGHTEN_DIM_PHOTOS, brightened
 from vision.photo import load_photo
 from vision.refine import refine_corners
-from vision.quality import photo_warnings, small_cards_warning, washed_out_warning
+from vision.quality import photo_warnings, small_cards_warning
 from vision.yolo_data import box_iou
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
@@ -224,13 +224,10 @@ class CardReader:
             if low:
                 warnings.append("not sure about " + ", ".join(low) + ": please check these cards")
             warnings.extend(w for w in photo_warnings(shown) if "dark" in w)
-            counted = [r.box for r in read if counts_as_read(r)]
-            small = small_cards_warning([max(b[2] - b[0], b[3] - b[1]) for b in counted], to_photo)
+            small = small_cards_warning([max(r.box[2] - r.box[0], r.box[3] - r.box[1])
+                                         for r in read if counts_as_read(r)], to_photo)
             if small:
                 warnings.append(small)
-            washed = washed_out_warning(shown, counted)
-            if washed:
-                warnings.append(washed)
         return Reading(cards, tuple(warnings), width, height, tuple(read))
 
     # -------------------------------------------------------------- steps
