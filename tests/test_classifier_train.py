@@ -308,6 +308,51 @@ def test_an_occluding_card_edge_hides_part_of_the_index_in_its_paper_colour():
     assert 0.1 < changed < 0.45
 
 
+@pytest.mark.parametrize("arg, message", [("lots", "share 'lots' is not a number"),
+                                          ("-0.1", "share -0.1: choose a number from 0 to 1")])
+def test_the_command_names_a_bad_overexposure_share(arg, message, capsys):
+    from vision.classifier_train import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["fit", "--bank", "x.npz", "--overexpose", arg])
+    assert exit_.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not HAVE_TORCH, reason="needs the training extra (torch)")
+def test_an_overexposed_crop_clips_its_paper_to_white_and_washes_red_ink_out():
+    """Grey paper, red ink: overexposed crops are never darker, their paper turns white and the
+    red ink paler; the share picked is about the share asked, and share 0 changes nothing."""
+    import torch
+
+    from vision.classifier_train import overexpose
+
+    b = 400
+    x = torch.full((b, 3, 8, 8), 0.7)
+    x[:, :, 2:6, 2:6] = torch.tensor([0.75, 0.1, 0.1]).view(3, 1, 1)  # red ink, RGB
+    assert torch.equal(overexpose(x, np.random.default_rng(0), torch, share=0.0), x)
+    out = overexpose(x, np.random.default_rng(0), torch, share=1.0)
+    assert out.shape == x.shape and bool((out >= x - 1e-6).all()) and bool((out <= 1.0).all())
+    assert bool((out[:, :, 2:6, 2:6] > x[:, :, 2:6, 2:6]).all())  # every ink pixel paler
+    clipped = (out[:, :, 0, 0] == 1.0).all(1).float().mean()      # paper blown out by a gain over 1/0.7
+    assert 0.4 < clipped < 0.95, clipped
+    pink = out[:, :, 3, 3]
+    assert bool((pink[:, 0] > pink[:, 1]).all())                   # still red, only paler
+    some = overexpose(x, np.random.default_rng(1), torch, share=0.25)
+    changed = (some != x).flatten(1).any(1).float().mean()
+    assert 0.15 < changed < 0.35
+
+
+def test_a_plain_resume_keeps_the_overexposure_share_the_shipped_weights_were_trained_at():
+    import json
+
+    from vision.classifier_train import MODELS, OVEREXPOSE_SHARE
+
+    runs = [json.loads(line) for line in (MODELS / "training_log.jsonl").read_text().splitlines() if line.strip()]
+    last = [r for r in runs if r.get("model") == "index_classifier"][-1]
+    assert last.get("overexpose", 0.0) == OVEREXPOSE_SHARE
+
+
 def test_a_plain_resume_keeps_the_occlusion_share_the_shipped_weights_were_trained_at():
     """`fit` without --occlude continues as the shipped classifier was made: the
     last index_classifier run in models/training_log.jsonl (runs before the
