@@ -272,14 +272,16 @@ def test_the_command_names_a_bad_width(arg, message, capsys):
     assert message in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("arg, message", [("half", "share 'half' is not a number"),
-                                          ("1.5", "share 1.5: choose a number from 0 to 1"),
-                                          ("nan", "share nan: choose a number from 0 to 1")])
-def test_the_command_names_a_bad_occlusion_share(arg, message, capsys):
+@pytest.mark.parametrize("option, arg, message", [("--occlude", "half", "share 'half' is not a number"),
+                                                  ("--occlude", "1.5", "share 1.5: choose a number from 0 to 1"),
+                                                  ("--occlude", "nan", "share nan: choose a number from 0 to 1"),
+                                                  ("--overexpose", "lots", "share 'lots' is not a number"),
+                                                  ("--overexpose", "-0.1", "share -0.1: choose a number from 0 to 1")])
+def test_the_command_names_a_bad_augmentation_share(option, arg, message, capsys):
     from vision.classifier_train import main
 
     with pytest.raises(SystemExit) as exit_:
-        main(["fit", "--bank", "x.npz", "--occlude", arg])
+        main(["fit", "--bank", "x.npz", option, arg])
     assert exit_.value.code == 2
     assert message in capsys.readouterr().err
 
@@ -308,17 +310,6 @@ def test_an_occluding_card_edge_hides_part_of_the_index_in_its_paper_colour():
     assert 0.1 < changed < 0.45
 
 
-@pytest.mark.parametrize("arg, message", [("lots", "share 'lots' is not a number"),
-                                          ("-0.1", "share -0.1: choose a number from 0 to 1")])
-def test_the_command_names_a_bad_overexposure_share(arg, message, capsys):
-    from vision.classifier_train import main
-
-    with pytest.raises(SystemExit) as exit_:
-        main(["fit", "--bank", "x.npz", "--overexpose", arg])
-    assert exit_.value.code == 2
-    assert message in capsys.readouterr().err
-
-
 @pytest.mark.skipif(not HAVE_TORCH, reason="needs the training extra (torch)")
 def test_an_overexposed_crop_clips_its_paper_to_white_and_washes_red_ink_out():
     """Grey paper, red ink: overexposed crops are never darker, their paper turns white and the
@@ -343,27 +334,18 @@ def test_an_overexposed_crop_clips_its_paper_to_white_and_washes_red_ink_out():
     assert 0.15 < changed < 0.35
 
 
-def test_a_plain_resume_keeps_the_overexposure_share_the_shipped_weights_were_trained_at():
+@pytest.mark.parametrize("key, default_name", [("occlude", "OCCLUDE_SHARE"), ("overexpose", "OVEREXPOSE_SHARE")])
+def test_a_plain_resume_keeps_the_augmentation_shares_the_shipped_weights_were_trained_at(key, default_name):
+    """`fit` without --occlude or --overexpose continues as the shipped classifier
+    was made: the last index_classifier run in models/training_log.jsonl (runs
+    before an option existed trained without it, share 0)."""
     import json
 
-    from vision.classifier_train import MODELS, OVEREXPOSE_SHARE
+    import vision.classifier_train as ct
 
-    runs = [json.loads(line) for line in (MODELS / "training_log.jsonl").read_text().splitlines() if line.strip()]
+    runs = [json.loads(line) for line in (ct.MODELS / "training_log.jsonl").read_text().splitlines() if line.strip()]
     last = [r for r in runs if r.get("model") == "index_classifier"][-1]
-    assert last.get("overexpose", 0.0) == OVEREXPOSE_SHARE
-
-
-def test_a_plain_resume_keeps_the_occlusion_share_the_shipped_weights_were_trained_at():
-    """`fit` without --occlude continues as the shipped classifier was made: the
-    last index_classifier run in models/training_log.jsonl (runs before the
-    option existed trained without it, share 0)."""
-    import json
-
-    from vision.classifier_train import MODELS, OCCLUDE_SHARE
-
-    runs = [json.loads(line) for line in (MODELS / "training_log.jsonl").read_text().splitlines() if line.strip()]
-    last = [r for r in runs if r.get("model") == "index_classifier"][-1]
-    assert last.get("occlude", 0.0) == OCCLUDE_SHARE
+    assert last.get(key, 0.0) == getattr(ct, default_name)
 
 
 @pytest.mark.train
