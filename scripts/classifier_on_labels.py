@@ -7,6 +7,10 @@ to compare classifier weights quickly on tuning sets before a full
 
     python scripts/classifier_on_labels.py datasets/generated/synth_val/data.yaml --limit 150 \\
         --classifier datasets/work/candidates/index_classifier_minedf.onnx
+
+``--exposure 2`` reads each photo as if taken with twice the light, clipped at
+white (``python -m vision eval --exposure``'s transform): the classifier alone
+on overexposed indices.
 """
 from __future__ import annotations
 
@@ -22,6 +26,7 @@ import numpy as np  # noqa: E402
 
 from vision.classes import CARD_CODES  # noqa: E402
 from vision.detector import make_session  # noqa: E402
+from vision.evaluate import check_exposure, exposed  # noqa: E402
 from vision.index_crops import INPUT_EXPAND, cut_crop, decode_topk, input_size, to_input  # noqa: E402
 from vision.reader import CLASSIFIER_PATH  # noqa: E402
 from vision.yolo_data import dataset_images, label_path, read_boxes  # noqa: E402
@@ -29,9 +34,9 @@ from vision.yolo_data import dataset_images, label_path, read_boxes  # noqa: E40
 BUCKETS = (("under 12 px", 0, 12), ("12-24 px", 12, 24), ("24 px+", 24, 1e9))
 
 
-def labelled_indices(img_path: Path, names) -> tuple[np.ndarray, list[tuple[str, tuple]]]:
-    """The image and its labelled corner indices [(code, box)] (card outlines and other labels dropped)."""
-    img = cv2.imread(str(img_path))
+def labelled_indices(img_path: Path, names, exposure: float = 1.0) -> tuple[np.ndarray, list[tuple[str, tuple]]]:
+    """The image (``exposed``) and its labelled corner indices [(code, box)] (card outlines and other labels dropped)."""
+    img = exposed(cv2.imread(str(img_path)), exposure)
     h, w = img.shape[:2]
     return img, [(n, b) for n, b in read_boxes(label_path(img_path), names, w, h) if n in CARD_CODES]
 
@@ -49,20 +54,26 @@ def main() -> int:
     ap.add_argument("--split", default="train")
     ap.add_argument("--limit", type=int, default=150)
     ap.add_argument("--classifier", type=Path, default=CLASSIFIER_PATH)
+    ap.add_argument("--exposure", type=float, default=1.0, help="times the light (clipped at white), as eval's")
     a = ap.parse_args()
+    try:
+        check_exposure(a.exposure)
+    except ValueError as e:
+        ap.error(str(e))
     session = make_session(a.classifier, 0)
     side = input_size(session)
     images, names = dataset_images(Path(a.data), a.split)
     right, total = Counter(), Counter()
     for img_path in images[:a.limit]:
-        img, labelled = labelled_indices(img_path, names)
+        img, labelled = labelled_indices(img_path, names, a.exposure)
         if not labelled:
             continue
         for (code, box), named in zip(labelled, name_boxes(session, side, img, [b for _, b in labelled])):
             bucket = next(n for n, lo, hi in BUCKETS if lo <= box[3] - box[1] < hi)
             total[bucket] += 1
             right[bucket] += named == code
-    print(f"{a.classifier.name} ({side} px input), {sum(total.values())} labelled indices:")
+    light = f" at {a.exposure:g}x the light" if a.exposure != 1.0 else ""
+    print(f"{a.classifier.name} ({side} px input), {sum(total.values())} labelled indices{light}:")
     for name, _, _ in BUCKETS:
         if total[name]:
             print(f"  {name:>12}: {right[name] / total[name]:.3f} of {total[name]}")
