@@ -25,6 +25,7 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 from vision.classes import CARD_CODES  # noqa: E402
+from vision.cli_args import checked  # noqa: E402
 from vision.detector import make_session  # noqa: E402
 from vision.evaluate import check_exposure, exposed  # noqa: E402
 from vision.index_crops import INPUT_EXPAND, cut_crop, decode_topk, input_size, to_input  # noqa: E402
@@ -54,12 +55,9 @@ def main() -> int:
     ap.add_argument("--split", default="train")
     ap.add_argument("--limit", type=int, default=150)
     ap.add_argument("--classifier", type=Path, default=CLASSIFIER_PATH)
-    ap.add_argument("--exposure", type=float, default=1.0, help="times the light (clipped at white), as eval's")
+    ap.add_argument("--exposure", type=checked(float, check_exposure, "{text!r} is not a number"), default=1.0,
+                    help="times the light (clipped at white), as eval's")
     a = ap.parse_args()
-    try:
-        check_exposure(a.exposure)
-    except ValueError as e:
-        ap.error(str(e))
     session = make_session(a.classifier, 0)
     side = input_size(session)
     images, names = dataset_images(Path(a.data), a.split)
