@@ -286,6 +286,41 @@ def test_the_command_names_a_bad_augmentation_share(option, arg, message, capsys
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("arg, message", [("3", "low-resolution side 3: choose a whole number of pixels from 4 to 48"),
+                                          ("49", "low-resolution side 49: choose"),
+                                          ("11.5", "low-resolution side '11.5' is not a whole number of pixels")])
+def test_the_command_names_a_bad_low_resolution_side(arg, message, capsys):
+    from vision.classifier_train import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["fit", "--bank", "x.npz", "--low-res-side", arg])
+    assert exit_.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not HAVE_TORCH, reason="needs the training extra (torch)")
+def test_a_lower_low_resolution_side_blurs_the_webcam_like_crops_more_and_only_them():
+    """The same seeds draw the same augmentations whatever the side, so side 6 against
+    16 changes exactly the webcam-like fifth of the batch, and leaves those with less fine detail."""
+    import torch
+
+    from vision.classifier_train import augment
+    from vision.index_crops import STORE_SIZE
+
+    b = 300
+    yy, xx = np.mgrid[:STORE_SIZE, :STORE_SIZE]
+    board = (((yy // 3 + xx // 3) % 2) * 255).astype(np.uint8)  # fine chequer: ink strokes a few px wide
+    crops = np.repeat(board[None, :, :, None], 3, axis=3).repeat(b, axis=0)
+    torch.manual_seed(5)  # the noise and the channel shuffle draw from torch's own generator
+    sharp = augment(crops, np.random.default_rng(5), torch, low_res_side=16)
+    torch.manual_seed(5)
+    blurred = augment(crops, np.random.default_rng(5), torch, low_res_side=6)
+    changed = (sharp != blurred).flatten(1).any(1)
+    assert 0.1 < changed.float().mean() < 0.3  # the 20 % drawn webcam-like
+    detail = lambda x: (x[..., 1:, :] - x[..., :-1, :]).abs().mean(dim=(1, 2, 3))  # noqa: E731
+    assert bool((detail(blurred[changed]) < detail(sharp[changed])).all())
+
+
 @pytest.mark.skipif(not HAVE_TORCH, reason="needs the training extra (torch)")
 def test_an_occluding_card_edge_hides_part_of_the_index_in_its_paper_colour():
     """Dark ink on white paper: the cover is white, hides 10-40 % of the index box, and spares the rest."""
@@ -334,18 +369,21 @@ def test_an_overexposed_crop_clips_its_paper_to_white_and_washes_red_ink_out():
     assert 0.15 < changed < 0.35
 
 
-@pytest.mark.parametrize("key, default_name", [("occlude", "OCCLUDE_SHARE"), ("overexpose", "OVEREXPOSE_SHARE")])
-def test_a_plain_resume_keeps_the_augmentation_shares_the_shipped_weights_were_trained_at(key, default_name):
-    """`fit` without --occlude or --overexpose continues as the shipped classifier
-    was made: the last index_classifier run in models/training_log.jsonl (runs
-    before an option existed trained without it, share 0)."""
+@pytest.mark.parametrize("key, default_name, before_the_option",
+                         [("occlude", "OCCLUDE_SHARE", 0.0), ("overexpose", "OVEREXPOSE_SHARE", 0.0),
+                          ("low_res_side", "LOW_RES_SIDE", 16)])
+def test_a_plain_resume_keeps_the_augmentation_shares_the_shipped_weights_were_trained_at(key, default_name,
+                                                                                         before_the_option):
+    """`fit` without --occlude, --overexpose or --low-res-side continues as the shipped
+    classifier was made: the last index_classifier run in models/training_log.jsonl
+    (runs before an option existed trained as its value before it: share 0, side 16)."""
     import json
 
     import vision.classifier_train as ct
 
     runs = [json.loads(line) for line in (ct.MODELS / "training_log.jsonl").read_text().splitlines() if line.strip()]
     last = [r for r in runs if r.get("model") == "index_classifier"][-1]
-    assert last.get(key, 0.0) == getattr(ct, default_name)
+    assert last.get(key, before_the_option) == getattr(ct, default_name)
 
 
 @pytest.mark.train

@@ -120,6 +120,8 @@ BOX_SHIFT_STD = 0.09
 BOX_LOG_SCALE_STD = 0.14
 # Low-resolution (webcam-like) crops are shrunk to this side whatever the input
 # size, so a larger input does not make the low-resolution lesson easier.
+# ``fit --low-res-side 11`` tries a harsher lesson for the far indices of 640 px
+# photos (the model card's "Tried and not shipped" says how it went).
 LOW_RES_SIDE = 16
 
 
@@ -187,7 +189,7 @@ def overexpose(x, rng, torch, share: float = OVEREXPOSE_SHARE):
 
 
 def augment(batch_u8, rng, torch, train=True, size=INPUT_SIZE, occlude_share: float = 0.0,
-            overexpose_share: float = 0.0):
+            overexpose_share: float = 0.0, low_res_side: int = LOW_RES_SIDE):
     """uint8 [B, S, S, 3] BGR stored crops -> float tensor [B, 3, size, size] RGB."""
     import torch.nn.functional as F
 
@@ -237,7 +239,7 @@ def augment(batch_u8, rng, torch, train=True, size=INPUT_SIZE, occlude_share: fl
     blur = torch.from_numpy(rng.random(b) < 0.25).view(b, 1, 1, 1)
     x = torch.where(blur, F.avg_pool2d(F.pad(x, (1, 1, 1, 1), mode="replicate"), 3, 1), x)
     low = torch.from_numpy(rng.random(b) < 0.2).view(b, 1, 1, 1)   # low-resolution webcam-like index
-    small = F.interpolate(F.interpolate(x, size=LOW_RES_SIDE, mode="area"), size=size, mode="bilinear",
+    small = F.interpolate(F.interpolate(x, size=low_res_side, mode="area"), size=size, mode="bilinear",
                           align_corners=False)
     x = torch.where(low, small, x)
     x = x + torch.randn_like(x) * torch.from_numpy(rng.uniform(0, 0.06, (b, 1, 1, 1))).float()
@@ -249,7 +251,7 @@ def train(banks: list[Path], val_bank: Path | None, minutes: float, batch: int, 
           threads: int, seed: int = 0, checkpoint_minutes: float = 10.0, input_size: int | None = None,
           shares: list[float] | None = None, width: float | None = None,
           occlude_share: float = OCCLUDE_SHARE, resume: Path | None = None, out: Path | None = None,
-          overexpose_share: float = OVEREXPOSE_SHARE) -> dict:
+          overexpose_share: float = OVEREXPOSE_SHARE, low_res_side: int = LOW_RES_SIDE) -> dict:
     """Train for ``minutes``, resuming from models/index_classifier.pt unless ``fresh``.
 
     ``resume`` starts from other weights (a candidate kept aside, say) and
@@ -300,7 +302,7 @@ def train(banks: list[Path], val_bank: Path | None, minutes: float, batch: int, 
     while time.time() < deadline:
         idx = rng.choice(len(rank), size=batch, p=weights)
         x = augment(crops[idx], rng, torch, train=True, size=size, occlude_share=occlude_share,
-                    overexpose_share=overexpose_share)
+                    overexpose_share=overexpose_share, low_res_side=low_res_side)
         yr, ys = torch.from_numpy(rank[idx]), torch.from_numpy(suit[idx])
         frac = min(1.0, (time.time() - t0) / (minutes * 60))
         for g in opt.param_groups:
@@ -327,6 +329,8 @@ def train(banks: list[Path], val_bank: Path | None, minutes: float, batch: int, 
     result["occlude"] = occlude_share
     if overexpose_share:
         result["overexpose"] = overexpose_share
+    if low_res_side != LOW_RES_SIDE:
+        result["low_res_side"] = low_res_side
     if val_bank is not None:
         result["val"] = evaluate_bank(model, val_bank, torch, size)
     if resume is not None:
@@ -464,6 +468,16 @@ def check_share(share: float) -> float:
 _share = checked(float, check_share, "share {text!r} is not a number")
 
 
+def check_low_res_side(side: int) -> int:
+    """The webcam-like lesson's side: under 4 px no index survives, over the input it is no lesson."""
+    if not 4 <= side <= MAX_INPUT_SIZE:
+        raise ValueError(f"low-resolution side {side}: choose a whole number of pixels from 4 to {MAX_INPUT_SIZE}")
+    return side
+
+
+_low_res_side = checked(int, check_low_res_side, "low-resolution side {text!r} is not a whole number of pixels")
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m vision train classifier")
     sub = p.add_subparsers(dest="what", required=True)
@@ -503,6 +517,9 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--overexpose", type=_share, default=OVEREXPOSE_SHARE,
                    help=f"share of crops seen as if overexposed: clipped at white, or lifted by a tone curve "
                         f"(default {OVEREXPOSE_SHARE}; 0 trains as before this option)")
+    t.add_argument("--low-res-side", type=_low_res_side, default=LOW_RES_SIDE,
+                   help=f"side in px the webcam-like fifth of the crops is shrunk to before being enlarged back "
+                        f"(default {LOW_RES_SIDE}, as the shipped classifier was trained)")
     t.add_argument("--resume", type=Path, default=None, metavar="WEIGHTS.pt",
                    help="start from these weights instead of models/index_classifier.pt (a kept candidate)")
     t.add_argument("--out", type=Path, default=None, metavar="DIR",
@@ -525,5 +542,6 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(train([path for path, _ in a.bank], Path(a.val) if a.val else None, a.minutes, a.batch,
                                a.lr, a.fresh, a.threads, a.seed, input_size=a.input_size,
                                shares=[share for _, share in a.bank], width=a.width, occlude_share=a.occlude,
-                               resume=a.resume, out=a.out, overexpose_share=a.overexpose)))
+                               resume=a.resume, out=a.out, overexpose_share=a.overexpose,
+                               low_res_side=a.low_res_side)))
     return 0
