@@ -469,7 +469,8 @@ _share = checked(float, check_share, "share {text!r} is not a number")
 
 
 def check_low_res_side(side: int) -> int:
-    """The webcam-like lesson's side: under 4 px no index survives; over the largest input (MAX_INPUT_SIZE) nothing is shrunk."""
+    """The webcam-like lesson's side: under 4 px no index survives; over the largest input
+    (``MAX_INPUT_SIZE``) nothing is shrunk."""
     if not 4 <= side <= MAX_INPUT_SIZE:
         raise ValueError(f"low-resolution side {side}: choose a whole number of pixels from 4 to {MAX_INPUT_SIZE}")
     return side
