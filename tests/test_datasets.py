@@ -39,6 +39,28 @@ def test_a_held_out_set_sharing_a_trained_set_seed_is_refused(tmp_path, held_out
         _load_edited(tmp_path, share_seed)
 
 
+def test_the_tuning_sets_are_named_and_never_trained_on():
+    assert recipe.TUNING_SETS == ("synth_val", "synth_hr_val", "synth_hr_tune")
+    assert recipe.SYNTH_SETS["synth_hr_tune"] == (77, 300, "u", 2048)
+    judged = set(recipe.TUNING_SETS) | set(recipe.HELD_OUT)
+    trained = set(recipe.TRAIN_SETS + recipe.CLASSIFIER_SETS)
+    assert not judged & trained
+    assert not {recipe.SYNTH_SETS[n][0] for n in recipe.TUNING_SETS} & {recipe.SYNTH_SETS[n][0] for n in trained}
+
+
+def test_a_tuning_set_sharing_a_trained_set_seed_is_refused(tmp_path):
+    def share_seed(cfg):
+        cfg["synthetic_sets"]["synth_hr_tune"]["seed"] = cfg["synthetic_sets"]["synth_hr_e"]["seed"]
+    with pytest.raises(ValueError, match="tuning set 'synth_hr_tune' shares seed 600"):
+        _load_edited(tmp_path, share_seed)
+
+
+def test_a_recipe_without_a_tuning_list_takes_its_val_sets(tmp_path):
+    def drop_list(cfg):
+        del cfg["tuning_sets"]
+    assert _load_edited(tmp_path, drop_list)["tuning_sets"] == ["synth_val", "synth_hr_val"]
+
+
 def test_an_unknown_set_name_is_refused(tmp_path):
     with pytest.raises(ValueError, match="'synth_z' is not in synthetic_sets"):
         _load_edited(tmp_path, lambda cfg: cfg["train_sets"].append("synth_z"))

@@ -21,20 +21,26 @@ RECIPE_FILE = REPO / "datasets" / "recipe.json"
 def load_recipe(path: Path = RECIPE_FILE) -> dict:
     """The tracked dataset config (``datasets/recipe.json``), checked so a bad edit fails loudly.
 
-    The seeds there produced the shipped models; the held-out sets must never
-    share a seed (and so scenes) with a set that is trained on.
+    The seeds there produced the shipped models; neither a held-out set nor a
+    tuning set may share a seed (and so scenes) with a set that is trained on:
+    a candidate judged on scenes it trained on would look better than it reads.
     """
     recipe = json.loads(Path(path).read_text())
     recipe.setdefault("classifier_sets", ["synth_hr_c"])  # recipes before synth_hr_d named no such list
     sets = recipe["synthetic_sets"]
-    named = recipe["train_sets"] + recipe["detector_views"] + recipe["held_out"] + recipe["classifier_sets"]
+    # recipes before synth_hr_tune named no tuning list: their tuning sets were the "*val" ones
+    recipe.setdefault("tuning_sets", [n for n in sets if n.endswith("val")])
+    named = (recipe["train_sets"] + recipe["detector_views"] + recipe["held_out"] + recipe["classifier_sets"]
+             + recipe["tuning_sets"])
     for name in named:
         if name not in sets:
             raise ValueError(f"{path}: {name!r} is not in synthetic_sets")
-    trained = {sets[n]["seed"] for n in sets if n not in recipe["held_out"] and not n.endswith("val")}
-    for name in recipe["held_out"]:
-        if sets[name]["seed"] in trained:
-            raise ValueError(f"{path}: held-out set {name!r} shares seed {sets[name]['seed']} with a training set")
+    judged = set(recipe["held_out"]) | set(recipe["tuning_sets"])
+    trained = {sets[n]["seed"] for n in sets if n not in judged}
+    for kind, names in (("held-out", recipe["held_out"]), ("tuning", recipe["tuning_sets"])):
+        for name in names:
+            if sets[name]["seed"] in trained:
+                raise ValueError(f"{path}: {kind} set {name!r} shares seed {sets[name]['seed']} with a training set")
     return recipe
 
 
@@ -46,6 +52,7 @@ _RECIPE = load_recipe()
 SYNTH_SETS = {name: (s["seed"], s["count"], s["prefix"], s["imgsz"])
               for name, s in _RECIPE["synthetic_sets"].items()}
 HELD_OUT = tuple(_RECIPE["held_out"])    # only `python -m vision eval` reads these
+TUNING_SETS = tuple(_RECIPE["tuning_sets"])  # candidates are chosen on these (and the real training photos)
 TRAIN_SETS = tuple(_RECIPE["train_sets"])
 DETECTOR_VIEWS = tuple(_RECIPE["detector_views"])
 # 2048 px sets cut into labelled classifier banks (not trained on by the detector)
