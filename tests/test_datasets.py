@@ -55,6 +55,13 @@ def test_a_tuning_set_sharing_a_trained_set_seed_is_refused(tmp_path):
         _load_edited(tmp_path, share_seed)
 
 
+def test_a_tuning_set_sharing_a_held_out_set_seed_is_refused(tmp_path):
+    def share_seed(cfg):
+        cfg["synthetic_sets"]["synth_hr_tune"]["seed"] = cfg["synthetic_sets"]["synth_hr_test"]["seed"]
+    with pytest.raises(ValueError, match="tuning set 'synth_hr_tune' shares seed 4242 with a held-out set"):
+        _load_edited(tmp_path, share_seed)
+
+
 def test_a_recipe_without_a_tuning_list_takes_its_val_sets(tmp_path):
     def drop_list(cfg):
         del cfg["tuning_sets"]

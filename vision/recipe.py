@@ -41,6 +41,10 @@ def load_recipe(path: Path = RECIPE_FILE) -> dict:
         for name in names:
             if sets[name]["seed"] in trained:
                 raise ValueError(f"{path}: {kind} set {name!r} shares seed {sets[name]['seed']} with a training set")
+    held_out_seeds = {sets[n]["seed"] for n in recipe["held_out"]}
+    for name in recipe["tuning_sets"]:  # tuning on the held-out scenes would leak them into every choice
+        if sets[name]["seed"] in held_out_seeds:
+            raise ValueError(f"{path}: tuning set {name!r} shares seed {sets[name]['seed']} with a held-out set")
     return recipe
 
 
