@@ -37,14 +37,14 @@ def load_recipe(path: Path = RECIPE_FILE) -> dict:
             raise ValueError(f"{path}: {name!r} is not in synthetic_sets")
     judged = set(recipe["held_out"]) | set(recipe["tuning_sets"])
     trained = {sets[n]["seed"] for n in sets if n not in judged}
-    for kind, names in (("held-out", recipe["held_out"]), ("tuning", recipe["tuning_sets"])):
+    held_out = {sets[n]["seed"] for n in recipe["held_out"]}
+    # (kind, its sets, seeds they must avoid, whose): tuning on held-out scenes would leak them into every choice
+    for kind, names, seeds, whose in (("held-out", recipe["held_out"], trained, "a training set"),
+                                      ("tuning", recipe["tuning_sets"], trained, "a training set"),
+                                      ("tuning", recipe["tuning_sets"], held_out, "a held-out set")):
         for name in names:
-            if sets[name]["seed"] in trained:
-                raise ValueError(f"{path}: {kind} set {name!r} shares seed {sets[name]['seed']} with a training set")
-    held_out_seeds = {sets[n]["seed"] for n in recipe["held_out"]}
-    for name in recipe["tuning_sets"]:  # tuning on the held-out scenes would leak them into every choice
-        if sets[name]["seed"] in held_out_seeds:
-            raise ValueError(f"{path}: tuning set {name!r} shares seed {sets[name]['seed']} with a held-out set")
+            if sets[name]["seed"] in seeds:
+                raise ValueError(f"{path}: {kind} set {name!r} shares seed {sets[name]['seed']} with {whose}")
     return recipe
 
 
