@@ -3,8 +3,10 @@ and a wider one (vision.reader.WIDE_VIEW_EXPANDS).
 
 Scripted: the joint code probabilities are a proper distribution; one view
 reads exactly as the single crop did; averaging views is the mean of the
-single-view readings; and a box knocked off its index is read right more
-often with the views than without (on the 20-card phone-resolution fixture).
+single-view readings; the shifted views are cut only for corners the
+unshifted ones leave unsure (vision.reader.SURE_UNSHIFTED); and a box knocked
+off its index is read right more often with the views than without (on the
+20-card phone-resolution fixture).
 """
 from __future__ import annotations
 
@@ -52,7 +54,7 @@ def image():
 def readers():
     from vision.reader import CardReader, VIEW_SHIFTS
     assert len(VIEW_SHIFTS) > 1 and VIEW_SHIFTS[0] == (0.0, 0.0)
-    return CardReader(views=((0.0, 0.0),)), CardReader()
+    return CardReader(views=((0.0, 0.0),)), CardReader(sure_unshifted=None)
 
 
 @needs_models
@@ -102,3 +104,30 @@ def test_reader_with_forces_only_what_it_is_told():
     plain = reader_with(refine=not REFINE_BOXES)
     assert plain.refine != REFINE_BOXES and plain.views == VIEW_SHIFTS
     assert plain.wide_views == WIDE_VIEW_EXPANDS
+    from vision.reader import SURE_UNSHIFTED
+    assert get_reader().sure_unshifted == SURE_UNSHIFTED and plain.sure_unshifted == SURE_UNSHIFTED
+    assert reader_with(every_view=True).sure_unshifted is None
+
+
+@needs_models
+def test_shifted_views_only_for_corners_the_unshifted_ones_leave_unsure(readers, image, monkeypatch):
+    from vision.reader import SURE_UNSHIFTED, VIEW_SHIFTS, WIDE_VIEW_EXPANDS, CardReader
+    _, every = readers
+    quick = CardReader()
+    assert quick.sure_unshifted == SURE_UNSHIFTED and every.sure_unshifted is None
+    corners = every.find_corners(image)
+    unshifted = CardReader(views=((0.0, 0.0),), wide_views=WIDE_VIEW_EXPANDS).classify(image, corners)
+    full = every.classify(image, corners)
+    cut = []
+    real_run = quick.classifier.run
+    monkeypatch.setattr(quick.classifier, "run", lambda out, feed: cut.append(len(feed["crops"])) or
+                        real_run(out, feed))
+    read = quick.classify(image, corners)
+    sure = [u.prob >= SURE_UNSHIFTED for u in unshifted]
+    assert 0 < sum(sure) < len(corners)  # the fixture has both kinds, so both paths are tested
+    n_first = 1 + len(WIDE_VIEW_EXPANDS)
+    assert cut == [n_first * len(corners), (len(VIEW_SHIFTS) - 1) * (len(corners) - sum(sure))]
+    for r, u, f, s in zip(read, unshifted, full, sure):
+        want = u if s else f
+        assert [c for c, _ in r.top] == [c for c, _ in want.top]
+        assert [p for _, p in r.top] == pytest.approx([p for _, p in want.top], abs=1e-6)

@@ -12,6 +12,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.blob import to_blob
 from vision.errors import ModelUnavailable
 
 PAD_GREY = (114, 114, 114)  # what Ultralytics letterboxes with, so padding looks like training padding
@@ -94,8 +95,7 @@ class CornerDetector:
 
     def run(self, images: np.ndarray) -> np.ndarray:
         """Raw model output [B, 5, anchors] (cx, cy, w, h, score) for same-size BGR uint8 images [B, H, W, 3]."""
-        blob = images[..., ::-1].transpose(0, 3, 1, 2).astype(np.float32) / 255.0
-        return self.session.run(None, {self.input_name: np.ascontiguousarray(blob)})[0]
+        return self.session.run(None, {self.input_name: to_blob(images)})[0]
 
 
 def _letterbox(image: np.ndarray, r: float) -> np.ndarray:

@@ -212,7 +212,8 @@ def enlarged(img_path: Path, turn: int = 0, exposure: float = 1.0, shrink: float
 def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors: int = 0,
              refine: bool | None = None, views: bool | None = None, detector: Path | None = None,
              classifier: Path | None = None, tile_factor: int | None = None, enlarge: bool = False,
-             fine_tiles: bool | None = None, turn: int = 0, exposure: float = 1.0, shrink: float = 1.0) -> dict:
+             fine_tiles: bool | None = None, turn: int = 0, exposure: float = 1.0, shrink: float = 1.0,
+             every_view: bool = False) -> dict:
     """Card-level figures of the reader (or candidate weights) on one split.
 
     ``enlarge`` reads each photo as ``enlarged``, ``turn`` turned by that many
@@ -226,7 +227,7 @@ def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors:
     check_shrink(shrink)
     from vision.reader import reader_with
 
-    reader = reader_with(refine, views, detector, classifier, tile_factor, fine_tiles)
+    reader = reader_with(refine, views, detector, classifier, tile_factor, fine_tiles, every_view or None)
     images, names = dataset_images(data_yaml, split)
     if limit:
         images = images[:limit]
@@ -313,6 +314,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="tiles per side when indices are tiny (default: by photo size, vision.reader.tile_factor_for)")
     p.add_argument("--fine-tiles", action=argparse.BooleanOptionalAction, default=None,
                    help="the fine tiled pass for far-away cards on or off (default: on; vision.reader.FINE_TILE_INDEX_PX)")
+    p.add_argument("--every-view", action="store_true",
+                   help="read every corner from all its views, sure or not (default: the shifted views only for "
+                        "corners the unshifted ones leave unsure, vision.reader.SURE_UNSHIFTED)")
     p.add_argument("--enlarge", action="store_true",
                    help=f"read each photo enlarged to a {PHONE_LONG_SIDE} px long side, as a phone takes it")
     p.add_argument("--turn", type=int, choices=sorted((0, *TURNS)), default=0,
@@ -332,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"{a.data}: its {a.split!r} split holds no photos (check the yaml's path: and {a.split}: entries)")
     r = evaluate(Path(a.data), a.split, a.limit, a.errors, a.refine, a.views, a.detector, a.classifier,
                  a.tile_factor, a.enlarge, fine_tiles=a.fine_tiles, turn=a.turn, exposure=a.exposure,
-                 shrink=a.shrink)
+                 shrink=a.shrink, every_view=a.every_view)
     if a.json:
         print(json.dumps(r, indent=1))
         return 0

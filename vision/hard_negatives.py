@@ -46,7 +46,8 @@ def mine(sources: list[tuple[Path, str]], out: Path, limit: int | None = None, s
     alarms worth teaching are those of the detector that will be shipped)."""
     from vision.reader import reader_with
 
-    reader = reader_with(refine=refine, detector=detector)
+    # every view, as when the recipe's banks were mined (before SURE_UNSHIFTED), so they rebuild the same
+    reader = reader_with(refine=refine, detector=detector, every_view=True)
     rng = np.random.default_rng(seed)
     crops, ranks, suits = [], [], []
     stats = {"images": 0, "junk": 0, "not_ours": 0, "positives": 0, "ambiguous": 0}

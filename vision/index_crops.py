@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 
 from vision.classes import OPTIONAL_CODES, RANKS, SUITS
+from vision.blob import to_blob
 from vision.resample import warp_window
 
 INPUT_SIZE = 32
@@ -75,8 +76,7 @@ def input_size(session) -> int:
 
 def to_input(crops: np.ndarray) -> np.ndarray:
     """uint8 BGR crops [N, S, S, 3] -> float32 NCHW in 0..1 (RGB order)."""
-    x = crops[..., ::-1].astype(np.float32) / 255.0
-    return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
+    return to_blob(crops)
 
 
 def shifted_box(box: tuple[float, float, float, float], dx: float, dy: float) -> tuple[float, float, float, float]:

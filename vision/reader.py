@@ -5,9 +5,10 @@ time: the whole photo at ``DETECT_SIZE``, then, when the indices found are
 tiny (or none were found), overlapping tiles at higher resolution, and
 finer tiles still for cards so far away that their indices stay tiny.  Each
 corner's box is tightened by a close second look (``vision.refine``), the
-corner is classified from the photo's higher-resolution pixels in a few
-slightly shifted views and a wider one, whose readings are averaged, and corners are merged
-into cards (``vision.merge``).
+corner is classified from the photo's higher-resolution pixels, from its box
+and a wider crop and, when those leave it unsure, from a few slightly shifted
+views too, the readings averaged; and corners are merged into cards
+(``vision.merge``).
 """
 from __future__ import annotations
 
@@ -140,6 +141,23 @@ VIEW_SHIFTS = ((0.0, 0.0), (0.08, 0.0), (-0.08, 0.0), (0.0, 0.08), (0.0, -0.08))
 # A margin replacing one of the shifted views instead gained on one view and
 # lost on another.  It costs a sixth of the classifier's time.
 WIDE_VIEW_EXPANDS = (1.3,)
+# The shifted views only where the unshifted ones leave a corner unsure.
+# Each corner is first read from its unshifted views (the box itself and the
+# wide one); when their averaged top reading is at least SURE_UNSHIFTED
+# (a code or JUNK alike), that reading stands and the four shifted views are
+# not cut.  The shifts are there to steady a box that strays off its index,
+# and a sure unshifted reading is one whose box did not.  On the cached
+# corners of the tuning views (2026-12-07, stop 57; each view's readings of
+# every corner cached once, cutoffs 0.7-0.95 tried, with the unshifted crop
+# alone or with the wide one as the first look), at 0.85 against every view
+# for every corner: synth_hr_val 0.9791 tie, synth_hr_tune 0.9584 -> 0.9589
+# (two cards more found), synth_val 0.7951 -> 0.7954, the real training
+# photos as stored and enlarged to 12 MP 0.9953 both (tie), with 45-71 % of
+# the crops cut.  0.8-0.9 is the plateau (every view within a card); the
+# crop alone as the first look lost a card on synth_hr_val at every cutoff.
+# On the 20-card bench photo: see the model card's Speed.
+# ``python -m vision eval --every-view`` measures the reader without it.
+SURE_UNSHIFTED = 0.85
 
 
 @dataclass(frozen=True)
@@ -174,7 +192,8 @@ class CardReader:
     def __init__(self, detector_path: Path = DETECTOR_PATH, classifier_path: Path = CLASSIFIER_PATH,
                  threads: int = 0, refine: bool = REFINE_BOXES,
                  views: tuple[tuple[float, float], ...] = VIEW_SHIFTS, tile_factor: int | None = None,
-                 wide_views: tuple[float, ...] = WIDE_VIEW_EXPANDS, fine_tiles: bool = True):
+                 wide_views: tuple[float, ...] = WIDE_VIEW_EXPANDS, fine_tiles: bool = True,
+                 sure_unshifted: float | None = SURE_UNSHIFTED):
         if tile_factor is not None:
             check_tile_factor(tile_factor)
         self.detector = CornerDetector(detector_path, threads, conf=DETECT_CONF)
@@ -183,6 +202,7 @@ class CardReader:
         self.tile_factor = tile_factor  # None: tile_factor_for each photo
         self.wide_views = tuple(wide_views)
         self.views = tuple(views) or (() if self.wide_views else ((0.0, 0.0),))
+        self.sure_unshifted = sure_unshifted  # None: every corner is read from every view
         self.classifier = make_session(classifier_path, threads)
         self.input_size = input_size(self.classifier)
         self._lock = threading.Lock()
@@ -293,12 +313,28 @@ class CardReader:
         if not corners:
             return []
         windows = self.view_windows()
+        first = [w for w in windows if w[:2] == (0.0, 0.0)]
+        if self.sure_unshifted is None or not first or len(first) == len(windows):
+            probs = self._view_probs(image, corners, windows).mean(axis=0)
+        else:  # SURE_UNSHIFTED: the shifted views only for the corners the unshifted ones leave unsure
+            seen = self._view_probs(image, corners, first)
+            probs = seen.mean(axis=0)
+            unsure = np.flatnonzero(probs.max(axis=1) < self.sure_unshifted)
+            if len(unsure):
+                rest = [w for w in windows if w[:2] != (0.0, 0.0)]
+                shifted = self._view_probs(image, [corners[i] for i in unsure], rest)
+                by_window = dict(zip(first, seen[:, unsure])) | dict(zip(rest, shifted))
+                probs[unsure] = np.mean([by_window[w] for w in windows], axis=0)  # every view, in order
+        return [ReadCorner(c.box, top[0][0], top[0][1], c.score, tuple(top))
+                for c, top in zip(corners, top_codes(probs, 5))]
+
+    def _view_probs(self, image: np.ndarray, corners: list[Corner],
+                    windows: list[tuple[float, float, float]]) -> np.ndarray:
+        """[views, corners, codes]: each corner's code probabilities in each of ``windows``."""
         crops = np.stack([cut_crop(image, shifted_box(c.box, dx, dy), expand, self.input_size)
                           for dx, dy, expand in windows for c in corners])
         rank, suit = self.classifier.run(None, {"crops": to_input(crops)})
-        probs = joint_probs(rank, suit).reshape(len(windows), len(corners), -1).mean(axis=0)
-        return [ReadCorner(c.box, top[0][0], top[0][1], c.score, tuple(top))
-                for c, top in zip(corners, top_codes(probs, 5))]
+        return joint_probs(rank, suit).reshape(len(windows), len(corners), -1)
 
     def view_windows(self) -> list[tuple[float, float, float]]:
         """Each view a corner is read from: (shift x, shift y, margin), the readings averaged."""
@@ -381,14 +417,14 @@ def _tile_starts(length: int, tile: int) -> list[int]:
 
 def reader_with(refine: bool | None = None, views: bool | None = None, detector: Path | None = None,
                 classifier: Path | None = None, tile_factor: int | None = None,
-                fine_tiles: bool | None = None) -> CardReader:
+                fine_tiles: bool | None = None, every_view: bool | None = None) -> CardReader:
     """The shared reader, or a new one with settings forced or candidate weights swapped in.
 
     ``None`` keeps the shipped setting or model; measuring commands use this
     to compare settings, and candidate weights before they replace the shipped ones.
     """
     if (refine is None and views is None and detector is None and classifier is None and tile_factor is None
-            and fine_tiles is None):
+            and fine_tiles is None and every_view is None):
         return get_reader()
     all_views = views in (None, True)  # the shifted and the wide views, or the plain crop alone
     return CardReader(detector or DETECTOR_PATH, classifier or CLASSIFIER_PATH,
@@ -396,7 +432,8 @@ def reader_with(refine: bool | None = None, views: bool | None = None, detector:
                       views=VIEW_SHIFTS if all_views else ((0.0, 0.0),),
                       tile_factor=tile_factor,
                       wide_views=WIDE_VIEW_EXPANDS if all_views else (),
-                      fine_tiles=True if fine_tiles is None else fine_tiles)
+                      fine_tiles=True if fine_tiles is None else fine_tiles,
+                      sure_unshifted=None if every_view else SURE_UNSHIFTED)
 
 
 _READER: CardReader | None = None
