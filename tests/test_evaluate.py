@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from vision.classes import LABEL_NAMES
-from vision.evaluate import by_style, by_visibility, evaluate, missed_breakdown, truth_for
+from vision.evaluate import (by_confidence, by_style, by_visibility, evaluate, missed_breakdown, right_or_wrong,
+                             truth_for)
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -128,6 +129,9 @@ def test_evaluate_scores_the_fixtures_and_counts_a_wrong_label(dataset):
     assert r["by_visibility"] is None  # the fixtures came without a visibility.jsonl
     assert r["fp_hidden"] is None
     assert r["by_look"] is None and r["by_deck"] is None
+    # the relabelled photo's 5C is now the one wrong card read, in whichever band its confidence is
+    bands = r["by_confidence"]
+    assert sum(b["cards"] for b in bands) == n_cards and sum(b["wrong"] for b in bands) == 1
 
 
 @pytest.mark.skipif(not HAVE_MODELS, reason="shipped models missing")
@@ -380,3 +384,23 @@ def test_a_shrunk_copy_is_the_photo_area_averaged_to_that_fraction_of_its_size()
     block = original[:4, :4].reshape(-1, 3).astype(np.float32).mean(axis=0)
     assert np.abs(out[0, 0] - block).max() <= 1
     assert photo_bytes(photo, shrink=1.0) == photo.read_bytes()  # 1: the photo's own bytes
+
+
+def test_a_code_read_more_often_than_it_is_there_charges_its_faintest_copy():
+    truth = Counter({"WILD": 2, "7H": 1})
+    cards = [("WILD", 0.9), ("7H", 0.99), ("WILD", 0.4), ("WILD", 0.7), ("QS", 0.97)]
+    assert sorted(right_or_wrong(cards, truth)) == [(0.4, False), (0.7, True), (0.9, True), (0.97, False),
+                                                    (0.99, True)]
+
+
+def test_read_cards_are_banded_by_confidence_from_the_readers_flag_up():
+    marks = [(0.3, False), (0.59, True), (0.6, True), (0.85, True), (0.9, False), (0.95, True), (1.0, True)]
+    rows = by_confidence(marks, flagged_under=0.6)
+    assert [(b["band"], b["flagged"], b["cards"], b["wrong"], b["right"]) for b in rows] == [
+        ("0.00-0.60", True, 2, 1, 0.5), ("0.60-0.80", False, 1, 0, 1.0), ("0.80-0.95", False, 2, 1, 0.5),
+        ("0.95 and up", False, 2, 0, 1.0)]
+    # the flag's own threshold is always an edge, wherever it is set
+    assert [b["band"] for b in by_confidence(marks, flagged_under=0.9)] == [
+        "0.00-0.80", "0.80-0.90", "0.90-0.95", "0.95 and up"]
+    assert [b["flagged"] for b in by_confidence(marks, flagged_under=0.9)] == [True, True, False, False]
+    assert by_confidence([], 0.6)[0]["right"] is None

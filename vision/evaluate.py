@@ -22,6 +22,11 @@ taken from another side of the table: the labelled real photos were mostly
 taken from one side, users sit all round.  ``--shrink 4`` reads each photo
 at a quarter of its size (``shrunk``), as if taken four times farther away:
 how small the indices may get before cards are lost.
+
+Every read card is also counted by its confidence (``by_confidence``): the
+share of right cards in each band, the reader's "not sure" band
+(``vision.reader.LOW_CONFIDENCE``) first, says whether that flag and the
+confidences the pages show can be trusted.
 """
 from __future__ import annotations
 
@@ -129,6 +134,42 @@ def by_visibility(every: list[float], missed: list[float]) -> list[dict]:
     return rows
 
 
+# Upper edges of the bands a read card's confidence is reported in, besides the
+# reader's own "not sure" flag (vision.reader.LOW_CONFIDENCE), which is always an
+# edge: how often a card in each band is right says whether the flag and the
+# confidences shown on the page can be trusted.
+CONFIDENCE_EDGES = (0.8, 0.95)
+
+
+def right_or_wrong(cards: list[tuple[str, float]], truth: Counter) -> list[tuple[float, bool]]:
+    """(confidence, whether it is right) for each read card, given as (code, confidence).
+
+    A code read more often than the photo holds it (three WILDs read where
+    there are two) is right that many times: the surest copies are counted
+    right, so the band of the extra copy is the one charged.
+    """
+    out: list[tuple[float, bool]] = []
+    by_code: dict[str, list[float]] = {}
+    for code, conf in cards:
+        by_code.setdefault(code, []).append(conf)
+    for code, confs in by_code.items():
+        confs.sort(reverse=True)
+        out.extend((c, i < truth[code]) for i, c in enumerate(confs))
+    return out
+
+
+def by_confidence(marks: list[tuple[float, bool]], flagged_under: float) -> list[dict]:
+    """How many read cards fall in each confidence band and the share of them that is right."""
+    edges = sorted({flagged_under, *CONFIDENCE_EDGES} - {0.0})
+    rows = []
+    for lo, hi in zip([0.0, *edges], [*edges, float("inf")]):
+        inside = [right for conf, right in marks if lo <= conf < hi]
+        rows.append({"band": f"{lo:.2f}-{hi:.2f}" if hi != float("inf") else f"{lo:.2f} and up",
+                     "flagged": hi <= flagged_under, "cards": len(inside), "wrong": inside.count(False),
+                     "right": round(inside.count(True) / len(inside), 4) if inside else None})
+    return rows
+
+
 PHONE_LONG_SIDE = 4000  # a phone's 12 MP photo is 4000 x 3000
 # Quarter turns clockwise that ``--turn`` takes, by degrees (cv2 rotate codes).
 TURNS = {90: cv2.ROTATE_90_CLOCKWISE, 180: cv2.ROTATE_180, 270: cv2.ROTATE_90_COUNTERCLOCKWISE}
@@ -227,6 +268,8 @@ def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors:
     check_shrink(shrink)
     from vision.reader import reader_with
 
+    from vision.reader import LOW_CONFIDENCE
+
     reader = reader_with(refine, views, detector, classifier, tile_factor, fine_tiles, every_view or None)
     images, names = dataset_images(data_yaml, split)
     if limit:
@@ -236,6 +279,7 @@ def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors:
     fp_hidden = 0  # extra cards that are in the scene, unlabelled because their indices are mostly covered
     breakdown = {f: ([], []) for f in BREAKDOWN_FIELDS}  # field -> (every card's, the missed ones')
     tp, fp, fn = Counter(), Counter(), Counter()
+    marks: list[tuple[float, bool]] = []  # (confidence, right) of every card read
     exact = 0
     times = []
     errors = []
@@ -248,6 +292,7 @@ def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors:
         reading = reader.read(data)
         times.append(time.perf_counter() - t0)
         got = Counter(reading.codes)
+        marks.extend(right_or_wrong([(c.code, c.confidence) for c in reading.cards], truth))
         extra = got - truth
         tp.update(got & truth)
         fp.update(extra)
@@ -278,6 +323,7 @@ def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors:
             "exact_photos": round(exact / max(len(images), 1), 4), "tp": n_tp, "fp": n_fp, "fn": n_fn,
             "median_ms": round(1000 * times[len(times) // 2], 1) if times else None,
             "fp_hidden": fp_hidden if hidden else None,
+            "by_confidence": by_confidence(marks, LOW_CONFIDENCE),
             "per_class": per_class, "errors": errors,
             "by_visibility": by_visibility(*breakdown["fraction"]) if breakdown["fraction"][0] else None,
             **{f"by_{f}": by_style(*breakdown[f]) if breakdown[f][0] else None for f in STYLE_FIELDS}}
@@ -343,6 +389,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{r['images']} photos: card-level precision {r['precision']:.4f} recall {r['recall']:.4f} "
           f"F1 {r['f1']:.4f}; photos read exactly right {r['exact_photos']:.1%}; "
           f"median {r['median_ms']} ms/photo")
+    shown = [b for b in r.get("by_confidence") or [] if b["cards"]]
+    if shown:
+        print("  read cards by confidence: " + "; ".join(
+            f"{b['band']}{' (flagged to check)' if b['flagged'] else ''}: {b['cards']} cards, {b['right']:.1%} right"
+            for b in shown))
     for band in r["by_visibility"] or []:
         if band["cards"]:
             print(f"  cards {band['band']}: {band['cards']}, missed {band['missed']}, recall {band['recall']:.4f}")
