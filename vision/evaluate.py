@@ -266,9 +266,7 @@ def evaluate(data_yaml: Path, split: str, limit: int | None = None, show_errors:
     check_turn(turn)  # a wrong turn, exposure or shrink fails here, before the reader loads
     check_exposure(exposure)
     check_shrink(shrink)
-    from vision.reader import reader_with
-
-    from vision.reader import LOW_CONFIDENCE
+    from vision.reader import LOW_CONFIDENCE, reader_with
 
     reader = reader_with(refine, views, detector, classifier, tile_factor, fine_tiles, every_view or None)
     images, names = dataset_images(data_yaml, split)
