@@ -66,7 +66,10 @@ def calibration_inputs(photos: list[Path]) -> tuple[list[np.ndarray], list[np.nd
     for p in photos:
         reader.read(photo_bytes(p))
     rng = np.random.default_rng(0)
-    pick = lambda xs: [xs[i] for i in sorted(rng.choice(len(xs), min(MAX_CHUNKS, len(xs)), replace=False))]  # noqa: E731
+
+    def pick(xs: list[np.ndarray]) -> list[np.ndarray]:
+        return [xs[i] for i in sorted(rng.choice(len(xs), min(MAX_CHUNKS, len(xs)), replace=False))]
+
     return pick(det), pick(cls)
 
 
