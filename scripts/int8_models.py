@@ -74,12 +74,13 @@ def calibration_inputs(photos: list[Path]) -> tuple[list[np.ndarray], list[np.nd
 
 
 def quantize(src: Path, out: Path, inputs: list[np.ndarray], exclude: list[str]) -> None:
-    import onnxruntime as ort
     from onnxruntime.quantization import (CalibrationDataReader, CalibrationMethod, QuantFormat, QuantType,
                                           quantize_static)
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
-    name = ort.InferenceSession(str(src), providers=["CPUExecutionProvider"]).get_inputs()[0].name
+    from vision.detector import make_session
+
+    name = make_session(src).get_inputs()[0].name
 
     class Feed(CalibrationDataReader):
         def __init__(self):
